@@ -1,0 +1,238 @@
+// Abacuachego — a 2×n mancala (default 2×10, 5 grains a pit), as docs/rules/abacuachego.md states.
+//
+// Rules implemented (numbers refer to docs/rules/abacuachego.md):
+//  - Zipa (player 0, south) moves first; each player owns the near row and the store on their left.
+//  - Harvest all h grains of an own pit k; default direction from the parity of h (or of k):
+//    even = clockwise (toward your own store), odd = counter-clockwise. The other direction is legal
+//    only if it drops a grain into an opponent pit (CW iff h >= k+1, CCW iff h >= n+1-k).
+//  - Sow one grain per pit; the opponent's store is always skipped, the own store only takes the
+//    last grain (extra turn, no capture). Laps sow into the origin pit unless skip_origin_on_lap.
+//  - Capture after the last grain lands in a pit if its count matches h (or its board number matches
+//    the origin's) or a neighbour's count (opponent row: left/right/front; own row: front), by last
+//    digit (or exactly): an opponent destination is emptied into your store, an own destination has
+//    its front pit emptied into your store.
+//  - After each move: own store >= win_threshold ends the game; an empty row makes the mover sweep
+//    the board; max_plies makes each player take their own row. Most grains wins.
+//
+// Layout: cell p*kRowStride + (k-1) holds pit k of player p (Zipa = 0, Zaque = 1); cells past a
+// row's n pits stay 0, so "is a row empty" is three 64-bit loads. Counter-clockwise runs Zipa's
+// pits 1..n, Zaque's pits 1..n, and round again; per-game tables give each cell's next cell in
+// both directions, its front cell and its board number, so the sowing loop has no arithmetic on
+// the ring. A player's own store sits just before their pit 1 in counter-clockwise order.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "../common/core.h"
+
+namespace meeple::abacuachego {
+
+inline constexpr int kMaxPitsPerRow = 12;
+inline constexpr int kRowStride = kMaxPitsPerRow;
+inline constexpr int kCells = 2 * kRowStride;
+inline constexpr int kMaxGrains = 60000;  // grain counts are uint16
+
+enum class Parity : uint8_t { kCount, kPit };
+enum class OriginMatch : uint8_t { kCount, kPit };
+enum class Match : uint8_t { kDigit, kExact };
+
+struct Params {
+  int pits_per_row = 10;
+  int seeds_per_pit = 5;
+  int win_threshold = 51;
+  int max_plies = 1000;
+  Parity parity = Parity::kCount;
+  OriginMatch origin_match = OriginMatch::kCount;
+  Match match = Match::kDigit;
+  bool skip_origin_on_lap = false;
+};
+
+// Throws std::invalid_argument naming the first bad parameter.
+void validate(const Params& params);
+
+struct State {
+  std::array<uint16_t, kCells> pits{};  // see Layout; cells past n stay 0
+  std::array<uint16_t, 2> stores{};
+  uint16_t ply = 0;
+  int8_t player = 0;  // player to move, or kTerminalPlayer
+
+  bool operator==(const State&) const = default;
+};
+
+class Game {
+ public:
+  static constexpr int kMaxActions = 2 * kMaxPitsPerRow;
+  static constexpr int kMaxChanceOutcomes = 0;
+  using State = abacuachego::State;
+
+  explicit Game(const Params& params);
+
+  const Params& params() const { return params_; }
+  int num_players() const { return 2; }
+  int num_distinct_actions() const { return 2 * n_; }
+  int max_chance_outcomes() const { return 0; }
+  int observation_size() const { return 2 * n_ + 2; }
+  int max_game_length() const { return params_.max_plies; }
+
+  State initial_state(uint64_t /*seed: no chance in this game*/) const;
+
+  int current_player(const State& s) const { return s.player; }
+  bool is_terminal(const State& s) const { return s.player == kTerminalPlayer; }
+  bool is_chance_node(const State&) const { return false; }
+  int move_number(const State& s) const { return s.ply; }
+
+  // Branch-free over the pits: random play makes every branch here unpredictable.
+  void legal_actions(const State& s, ActionList<kMaxActions>& out) const {
+    const uint16_t* own = &s.pits[s.player * kRowStride];
+    const bool by_count = params_.parity == Parity::kCount;
+    for (int k = 1; k <= n_; ++k) {
+      const int h = own[k - 1];
+      const bool ccw_by_parity = ((by_count ? h : k) & 1) != 0;
+      out.push_back_if(2 * (k - 1), h != 0 && (!ccw_by_parity || h >= k + 1));
+      out.push_back_if(2 * (k - 1) + 1, h != 0 && (ccw_by_parity || h >= n_ + 1 - k));
+    }
+  }
+
+  bool is_legal(const State& s, Action a) const {
+    if (is_terminal(s) || a < 0 || a >= 2 * n_) return false;
+    const int k = a / 2 + 1;
+    const bool ccw = a & 1;
+    const int h = s.pits[s.player * kRowStride + k - 1];
+    if (h == 0) return false;
+    const bool ccw_by_parity = ((params_.parity == Parity::kCount ? h : k) & 1) != 0;
+    return ccw == ccw_by_parity || (ccw ? h >= n_ + 1 - k : h >= k + 1);
+  }
+
+  void apply_action(State& s, Action a) const {
+    const int p = s.player;
+    const int origin = p * kRowStride + a / 2;
+    const uint8_t* next = next_[a & 1].data();
+    const bool skip_origin = params_.skip_origin_on_lap;
+    const int harvested = s.pits[origin];
+    s.pits[origin] = 0;
+
+    int pos = origin;
+    for (int grains = harvested; grains > 1; --grains) {
+      pos = next[pos];
+      if (skip_origin && pos == origin) pos = next[pos];
+      ++s.pits[pos];
+    }
+    // The own store lies just after `gate` in the walking direction; it takes the last grain.
+    const int gate = gate_[a & 1][p];
+    const bool extra_turn = pos == gate || (skip_origin && gate == origin && next[pos] == origin);
+    if (extra_turn) {
+      ++s.stores[p];
+    } else {
+      pos = next[pos];
+      if (skip_origin && pos == origin) pos = next[pos];
+      ++s.pits[pos];
+      capture_after_sowing(s, p, origin, pos, harvested);
+    }
+    ++s.ply;
+    finish_move(s, p, extra_turn);
+  }
+
+  void returns(const State& s, double* out) const {
+    out[0] = out[1] = 0.0;
+    if (!is_terminal(s) || s.stores[0] == s.stores[1]) return;
+    const int winner = s.stores[0] > s.stores[1] ? 0 : 1;
+    out[winner] = 1.0;
+    out[1 - winner] = -1.0;
+  }
+
+  void observation(const State& s, int player, float* out) const {
+    const int opponent = 1 - player;
+    for (int k = 0; k < n_; ++k) {
+      out[k] = s.pits[player * kRowStride + k];
+      out[n_ + k] = s.pits[opponent * kRowStride + k];
+    }
+    out[2 * n_] = s.stores[player];
+    out[2 * n_ + 1] = s.stores[opponent];
+  }
+
+  template <class List>
+  void chance_outcomes(const State&, List&) const {}
+
+  std::string action_to_string(const State&, Action a) const;
+  // -1 if `text` names no action.
+  Action string_to_action(const State&, const std::string& text) const;
+  std::string to_string(const State& s) const;
+  // Empty if `s` is a position this game can reach the middle or end of; else what is wrong.
+  std::string check_consistency(const State& s) const;
+
+  int pits_per_row() const { return n_; }
+
+ private:
+  bool same(int a, int b) const {
+    return params_.match == Match::kDigit ? a % 10 == b % 10 : a == b;
+  }
+
+  // The capture rule (spec step 5): one function, separate from sowing, so a third capture type
+  // can be added here alone.
+  void capture_after_sowing(State& s, int mover, int origin, int dest, int h) const {
+    const int count = s.pits[dest];
+    const int dest_row = dest >= kRowStride ? 1 : 0;
+    const int front = front_[dest];
+    bool matched = params_.origin_match == OriginMatch::kCount
+                       ? same(count, h)
+                       : same(board_number_[dest], board_number_[origin]);
+    if (!matched) {
+      if (dest_row != mover) {
+        // Neighbours in the row; cells past the row's end hold 0 and are never compared.
+        const int k = dest - dest_row * kRowStride;
+        matched = (k > 0 && same(count, s.pits[dest - 1])) ||
+                  (k < n_ - 1 && same(count, s.pits[dest + 1])) || same(count, s.pits[front]);
+      } else {
+        matched = same(count, s.pits[front]);
+      }
+    }
+    if (matched) {
+      const int source = dest_row != mover ? dest : front;
+      s.stores[mover] += s.pits[source];
+      s.pits[source] = 0;
+    }
+  }
+
+  static bool row_empty(const State& s, int player) {  // cells past n are always 0
+    uint64_t words[3];
+    std::memcpy(words, &s.pits[player * kRowStride], sizeof words);
+    return (words[0] | words[1] | words[2]) == 0;
+  }
+
+  int row_total(const State& s, int player) const {
+    int total = 0;
+    for (int k = 0; k < n_; ++k) total += s.pits[player * kRowStride + k];
+    return total;
+  }
+
+  void finish_move(State& s, int mover, bool extra_turn) const {
+    if (s.stores[mover] >= params_.win_threshold) {
+      s.player = kTerminalPlayer;
+      return;
+    }
+    if (row_empty(s, 0) || row_empty(s, 1)) {
+      s.stores[mover] += row_total(s, 0) + row_total(s, 1);
+      s.pits = {};
+      s.player = kTerminalPlayer;
+    } else if (s.ply >= params_.max_plies) {
+      s.stores[0] += row_total(s, 0);
+      s.stores[1] += row_total(s, 1);
+      s.pits = {};
+      s.player = kTerminalPlayer;
+    } else if (!extra_turn) {
+      s.player = static_cast<int8_t>(1 - mover);
+    }
+  }
+
+  Params params_;
+  int n_;
+  std::array<std::array<uint8_t, kCells>, 2> next_{};  // [ccw][cell] -> next cell that way
+  std::array<std::array<uint8_t, 2>, 2> gate_{};       // [ccw][player] -> cell before own store
+  std::array<uint8_t, kCells> front_{};
+  std::array<uint8_t, kCells> board_number_{};         // 1..2n counter-clockwise from Zipa's pit 1
+};
+
+}  // namespace meeple::abacuachego

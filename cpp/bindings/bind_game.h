@@ -1,0 +1,356 @@
+// The one Python protocol, bound once for every game engine (see docs/protocol.md).
+//
+// A game binding supplies a `Traits` struct:
+//   static constexpr const char* kName;                 // "abacuachego"
+//   static py::dict parameters(const G&);              // every parameter with its value
+//   static py::dict state_to_dict(const G&, const State&);
+//   static State state_from_dict(const G&, const py::dict&);   // throws ValueError
+// and the template below binds Game + State with every protocol method. Game-specific extras are
+// added to the returned class objects by the caller.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../common/game_concept.h"
+
+namespace meeple::bindings {
+
+namespace py = pybind11;
+
+// A state as Python sees it: the plain engine state plus the game it belongs to (shared, never
+// copied, so cloning a state copies only the plain struct).
+template <GameEngine G>
+struct PyState {
+  std::shared_ptr<const G> game;
+  typename G::State state;
+};
+
+// Converts an int or numpy integer to an action; rejects bool, float, str with TypeError.
+inline long to_action_number(const py::handle& value) {
+  if (PyBool_Check(value.ptr()))
+    throw py::type_error("an action must be an int, got bool");
+  if (PyLong_CheckExact(value.ptr())) {
+    int overflow = 0;
+    const long v = PyLong_AsLongAndOverflow(value.ptr(), &overflow);
+    return overflow ? -1 : v;
+  }
+  if (!PyIndex_Check(value.ptr()))
+    throw py::type_error(std::string("an action must be an int, got ") +
+                         Py_TYPE(value.ptr())->tp_name);
+  py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
+  if (!index) throw py::error_already_set();
+  int overflow = 0;
+  const long v = PyLong_AsLongAndOverflow(index.ptr(), &overflow);
+  return overflow ? -1 : v;
+}
+
+// None -> 0; an int in 0..2**64-1 -> itself; anything else raises.
+inline uint64_t to_seed(const py::handle& seed) {
+  if (seed.is_none()) return 0;
+  if (PyBool_Check(seed.ptr()) || !PyIndex_Check(seed.ptr()))
+    throw py::type_error("seed must be an int in 0..2**64-1 or None");
+  py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(seed.ptr()));
+  if (!index) throw py::error_already_set();
+  const unsigned long long value = PyLong_AsUnsignedLongLong(index.ptr());
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    throw py::value_error("seed must be an int in 0..2**64-1, got " +
+                          py::repr(seed).cast<std::string>());
+  }
+  return value;
+}
+
+template <GameEngine G>
+void legal_list(const G& game, const typename G::State& s, std::vector<Action>& out) {
+  out.clear();
+  if (game.is_terminal(s)) return;
+  if constexpr (G::kMaxChanceOutcomes > 0) {
+    if (game.is_chance_node(s)) {
+      FixedList<ChanceOutcome, G::kMaxChanceOutcomes> outcomes;
+      game.chance_outcomes(s, outcomes);
+      for (const ChanceOutcome& o : outcomes) out.push_back(o.outcome);
+      return;
+    }
+  }
+  ActionList<G::kMaxActions> actions;
+  game.legal_actions(s, actions);
+  out.assign(actions.begin(), actions.end());
+  std::sort(out.begin(), out.end());
+}
+
+template <class T>
+py::array_t<T> to_numpy(const T* data, size_t n) {
+  py::array_t<T> array(static_cast<py::ssize_t>(n));
+  if (n) std::memcpy(array.mutable_data(), data, n * sizeof(T));
+  return array;
+}
+
+template <GameEngine G>
+bool is_legal_anywhere(const G& game, const typename G::State& s, Action a) {
+  if constexpr (G::kMaxChanceOutcomes > 0) {
+    if (game.is_chance_node(s)) {
+      FixedList<ChanceOutcome, G::kMaxChanceOutcomes> outcomes;
+      game.chance_outcomes(s, outcomes);
+      for (const ChanceOutcome& o : outcomes)
+        if (o.outcome == a) return true;
+      return false;
+    }
+  }
+  return game.is_legal(s, a);
+}
+
+template <GameEngine G, class Traits>
+std::string illegal_action_message(const G& game, const typename G::State& s, long a) {
+  std::ostringstream out;
+  if (game.is_terminal(s)) {
+    out << "the game is over: no action is legal (got " << a << ")";
+    return out.str();
+  }
+  std::vector<Action> legal;
+  legal_list(game, s, legal);
+  const bool chance = game.is_chance_node(s);
+  out << "illegal " << (chance ? "chance outcome " : "action ") << a << " in " << Traits::kName
+      << "; legal: ";
+  for (size_t i = 0; i < legal.size(); ++i) {
+    if (i) out << ", ";
+    out << legal[i];
+    if (!chance) out << " (" << game.action_to_string(s, legal[i]) << ")";
+  }
+  return out.str();
+}
+
+template <GameEngine G, class Traits>
+void check_player(const G& game, int player) {
+  if (player < 0 || player >= game.num_players())
+    throw py::value_error("player must be in 0.." + std::to_string(game.num_players() - 1) +
+                          ", got " + std::to_string(player));
+}
+
+// Plays `n` uniformly random games from the game's initial state, game i seeded by
+// derive_seed(seed, i) for both the state and the action choices, so results do not depend on
+// `threads`. Fills returns[n][players] and lengths[n].
+template <GameEngine G>
+void random_playouts(const G& game, int64_t n, uint64_t seed, int threads, double* returns,
+                     int64_t* lengths) {
+  const int players = game.num_players();
+  auto run = [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const uint64_t game_seed = derive_seed(seed, static_cast<uint64_t>(i));
+      typename G::State s = game.initial_state(game_seed);
+      Rng rng(game_seed ^ 0x5DEECE66Dull);
+      lengths[i] = random_playout(game, s, rng);
+      game.returns(s, returns + i * players);
+    }
+  };
+  threads = std::max(1, std::min<int>(threads, static_cast<int>(std::max<int64_t>(n, 1))));
+  if (threads == 1) {
+    run(0, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const int64_t chunk = (n + threads - 1) / threads;
+  for (int t = 0; t < threads; ++t) {
+    const int64_t begin = t * chunk, end = std::min<int64_t>(n, begin + chunk);
+    if (begin < end) pool.emplace_back(run, begin, end);
+  }
+  for (std::thread& worker : pool) worker.join();
+}
+
+template <GameEngine G, class Traits>
+std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
+    py::module_& m, const std::string& prefix) {
+  using State = typename G::State;
+  using S = PyState<G>;
+
+  py::class_<G, std::shared_ptr<G>> game_class(m, (prefix + "Game").c_str());
+  py::class_<S> state_class(m, (prefix + "State").c_str());
+
+  game_class
+      .def_property_readonly("name", [](const G&) { return Traits::kName; })
+      .def("parameters", [](const G& g) { return Traits::parameters(g); })
+      .def("num_players", &G::num_players)
+      .def("num_distinct_actions", &G::num_distinct_actions)
+      .def("max_chance_outcomes", &G::max_chance_outcomes)
+      .def("observation_shape",
+           [](const G& g) { return py::make_tuple(g.observation_size()); })
+      .def("max_game_length", &G::max_game_length)
+      .def(
+          "new_initial_state",
+          [](const std::shared_ptr<G>& g, py::object seed) {
+            return S{g, g->initial_state(to_seed(seed))};
+          },
+          py::arg("seed") = py::none())
+      .def(
+          "state_from_dict",
+          [](const std::shared_ptr<G>& g, const py::dict& d) {
+            return S{g, Traits::state_from_dict(*g, d)};
+          },
+          py::arg("state"),
+          "Builds a state from the dict `state.to_dict()` gives; raises ValueError if it is "
+          "malformed or inconsistent.")
+      .def(
+          "perft",
+          [](const G& g, const S& s, int depth) {
+            if (depth < 0) throw py::value_error("depth must be >= 0");
+            py::gil_scoped_release release;
+            return perft(g, s.state, depth);
+          },
+          py::arg("state"), py::arg("depth"))
+      .def(
+          "random_playouts",
+          [](const G& g, int64_t n, uint64_t seed, int threads) {
+            if (n < 0) throw py::value_error("n must be >= 0");
+            if (threads < 1) throw py::value_error("threads must be >= 1");
+            py::array_t<double> returns({n, static_cast<int64_t>(g.num_players())});
+            py::array_t<int64_t> lengths(n);
+            double* r = returns.mutable_data();
+            int64_t* l = lengths.mutable_data();
+            {
+              py::gil_scoped_release release;
+              random_playouts(g, n, seed, threads, r, l);
+            }
+            return py::make_tuple(returns, lengths);
+          },
+          py::arg("n"), py::arg("seed") = 0, py::arg("threads") = 1);
+
+  state_class
+      .def_property_readonly("game", [](const S& s) { return std::const_pointer_cast<G>(s.game); })
+      .def("current_player", [](const S& s) { return s.game->current_player(s.state); })
+      .def("is_terminal", [](const S& s) { return s.game->is_terminal(s.state); })
+      .def("is_chance_node", [](const S& s) { return s.game->is_chance_node(s.state); })
+      .def("move_number", [](const S& s) { return s.game->move_number(s.state); })
+      .def("legal_actions",
+           [](const S& s) {
+             if constexpr (G::kMaxChanceOutcomes == 0) {
+               // Fast path: no allocation beyond the numpy array itself.
+               ActionList<G::kMaxActions> actions;
+               if (!s.game->is_terminal(s.state)) s.game->legal_actions(s.state, actions);
+               std::sort(actions.begin(), actions.end());
+               return to_numpy<int32_t>(actions.data(), actions.size());
+             } else {
+               std::vector<Action> legal;
+               legal_list(*s.game, s.state, legal);
+               return to_numpy<int32_t>(legal.data(), legal.size());
+             }
+           })
+      .def("legal_actions_mask",
+           [](const S& s) {
+             const G& g = *s.game;
+             const bool chance = g.is_chance_node(s.state);
+             const int size = chance ? g.max_chance_outcomes() : g.num_distinct_actions();
+             py::array_t<uint8_t> mask(size);
+             uint8_t* m = mask.mutable_data();
+             std::memset(m, 0, static_cast<size_t>(size));
+             std::vector<Action> legal;
+             legal_list(g, s.state, legal);
+             for (Action a : legal) m[a] = 1;
+             return mask;
+           })
+      .def(
+          "apply_action",
+          [](S& s, py::handle action) {
+            const long a = to_action_number(action);
+            if (a < 0 || a > INT32_MAX || !is_legal_anywhere(*s.game, s.state, static_cast<Action>(a)))
+              throw py::value_error(illegal_action_message<G, Traits>(*s.game, s.state, a));
+            s.game->apply_action(s.state, static_cast<Action>(a));
+          },
+          py::arg("action"))
+      .def("clone", [](const S& s) { return S{s.game, s.state}; })
+      .def("__copy__", [](const S& s) { return S{s.game, s.state}; })
+      .def("__deepcopy__", [](const S& s, py::dict) { return S{s.game, s.state}; })
+      .def("returns",
+           [](const S& s) {
+             double r[8] = {};
+             s.game->returns(s.state, r);
+             return to_numpy<double>(r, static_cast<size_t>(s.game->num_players()));
+           })
+      .def("chance_outcomes",
+           [](const S& s) {
+             py::list result;
+             if constexpr (G::kMaxChanceOutcomes > 0) {
+               if (s.game->is_chance_node(s.state)) {
+                 FixedList<ChanceOutcome, G::kMaxChanceOutcomes> outcomes;
+                 s.game->chance_outcomes(s.state, outcomes);
+                 std::sort(outcomes.begin(), outcomes.end(),
+                           [](const ChanceOutcome& a, const ChanceOutcome& b) {
+                             return a.outcome < b.outcome;
+                           });
+                 for (const ChanceOutcome& o : outcomes)
+                   result.append(py::make_tuple(o.outcome, o.probability));
+               }
+             }
+             return result;
+           })
+      .def(
+          "observation_tensor",
+          [](const S& s, py::object player) {
+            const G& g = *s.game;
+            int p = 0;
+            if (player.is_none()) {
+              const int current = g.current_player(s.state);
+              p = current >= 0 ? current : 0;
+            } else {
+              p = py::cast<int>(player);
+              check_player<G, Traits>(g, p);
+            }
+            py::array_t<float> obs(g.observation_size());
+            float* out = obs.mutable_data();
+            std::fill(out, out + g.observation_size(), 0.0f);
+            g.observation(s.state, p, out);
+            return obs;
+          },
+          py::arg("player") = py::none())
+      .def(
+          "action_to_string",
+          [](const S& s, py::handle action) {
+            const long a = to_action_number(action);
+            const G& g = *s.game;
+            const int size = g.is_chance_node(s.state) ? g.max_chance_outcomes()
+                                                       : g.num_distinct_actions();
+            if (a < 0 || a >= size)
+              throw py::value_error("action must be in 0.." + std::to_string(size - 1) +
+                                    ", got " + std::to_string(a));
+            return g.action_to_string(s.state, static_cast<Action>(a));
+          },
+          py::arg("action"))
+      .def(
+          "string_to_action",
+          [](const S& s, const std::string& text) {
+            const Action a = s.game->string_to_action(s.state, text);
+            if (a < 0) {
+              std::vector<Action> legal;
+              legal_list(*s.game, s.state, legal);
+              std::ostringstream message;
+              message << "'" << text << "' is not an action of " << Traits::kName;
+              if (!s.game->is_chance_node(s.state))
+                for (size_t i = 0; i < legal.size(); ++i)
+                  message << (i ? ", " : "; legal now: ")
+                          << s.game->action_to_string(s.state, legal[i]);
+              throw py::value_error(message.str());
+            }
+            return a;
+          },
+          py::arg("text"))
+      .def("to_dict", [](const S& s) { return Traits::state_to_dict(*s.game, s.state); })
+      .def("__str__", [](const S& s) { return s.game->to_string(s.state); })
+      .def("__eq__",
+           [](const S& a, const S& b) {
+             return a.state == b.state &&
+                    (a.game == b.game ||
+                     Traits::parameters(*a.game).equal(Traits::parameters(*b.game)));
+           })
+      .def_property_readonly_static("state_size_bytes",
+                                    [](py::object) { return sizeof(State); });
+  return {game_class, state_class};
+}
+
+}  // namespace meeple::bindings

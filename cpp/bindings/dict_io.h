@@ -1,0 +1,69 @@
+// Reading game documents (Python dicts) with precise error messages: every failure is a
+// ValueError naming the field and what was expected, never a crash.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace meeple::bindings {
+
+namespace py = pybind11;
+
+[[noreturn]] inline void bad_field(const std::string& field, const std::string& problem) {
+  throw py::value_error("state field '" + field + "': " + problem);
+}
+
+// Rejects any key of `d` not in `allowed` and any missing key.
+inline void require_keys(const py::dict& d, std::initializer_list<const char*> allowed,
+                         const std::string& where = "state") {
+  std::string names;
+  for (const char* k : allowed) names += std::string(names.empty() ? "" : ", ") + k;
+  for (auto item : d) {
+    if (!py::isinstance<py::str>(item.first))
+      throw py::value_error(where + " keys must be strings; expected: " + names);
+    const std::string key = item.first.cast<std::string>();
+    bool known = false;
+    for (const char* k : allowed) known = known || key == k;
+    if (!known) throw py::value_error("unknown " + where + " field '" + key + "'; expected: " + names);
+  }
+  for (const char* k : allowed)
+    if (!d.contains(k)) throw py::value_error("missing " + where + " field '" + k + "'");
+}
+
+inline long read_int(const py::handle& value, const std::string& field, long lo, long hi) {
+  if (PyBool_Check(value.ptr()) || !PyLong_Check(value.ptr()))
+    bad_field(field, std::string("expected an int, got ") + Py_TYPE(value.ptr())->tp_name);
+  int overflow = 0;
+  const long v = PyLong_AsLongAndOverflow(value.ptr(), &overflow);
+  if (overflow || v < lo || v > hi)
+    bad_field(field, "expected an int in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                         ", got " + py::repr(value).cast<std::string>());
+  return v;
+}
+
+inline bool read_bool(const py::handle& value, const std::string& field) {
+  if (!PyBool_Check(value.ptr()))
+    bad_field(field, std::string("expected true/false, got ") + Py_TYPE(value.ptr())->tp_name);
+  return value.ptr() == Py_True;
+}
+
+inline py::list read_list(const py::handle& value, const std::string& field, long length = -1) {
+  if (!py::isinstance<py::list>(value) && !py::isinstance<py::tuple>(value))
+    bad_field(field, std::string("expected a list, got ") + Py_TYPE(value.ptr())->tp_name);
+  py::list list = py::reinterpret_borrow<py::object>(value).cast<py::list>();
+  if (length >= 0 && static_cast<long>(list.size()) != length)
+    bad_field(field, "expected a list of " + std::to_string(length) + " items, got " +
+                         std::to_string(list.size()));
+  return list;
+}
+
+inline py::dict read_dict(const py::handle& value, const std::string& field) {
+  if (!py::isinstance<py::dict>(value))
+    bad_field(field, std::string("expected an object, got ") + Py_TYPE(value.ptr())->tp_name);
+  return py::reinterpret_borrow<py::dict>(value);
+}
+
+}  // namespace meeple::bindings

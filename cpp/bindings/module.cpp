@@ -1,0 +1,22 @@
+// meeple._core: every game engine, bound with the one protocol of bind_game.h.
+#include <pybind11/pybind11.h>
+
+#include "../common/core.h"
+
+namespace py = pybind11;
+
+namespace meeple::bindings {
+void bind_abacuachego(py::module_& m);
+}
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "meeple's C++ game engines (use the meeple package, not this module directly)";
+  m.attr("CHANCE") = meeple::kChancePlayer;
+  m.attr("TERMINAL") = meeple::kTerminalPlayer;
+#ifdef MEEPLE_SANITIZE
+  m.attr("SANITIZED") = true;
+#else
+  m.attr("SANITIZED") = false;
+#endif
+  meeple::bindings::bind_abacuachego(m);
+}

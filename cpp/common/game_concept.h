@@ -1,0 +1,98 @@
+// What every meeple game engine provides, and the algorithms written once for all of them.
+//
+// Chance: a game whose chance events are drawn from the state's own Rng (the default in meeple)
+// never shows a chance node. A game run with explicit chance shows them: `current_player` is
+// kChancePlayer and `chance_outcomes` lists the outcomes with their probabilities.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+
+#include "core.h"
+
+namespace meeple {
+
+template <class G>
+concept GameEngine = requires(const G& game, const typename G::State& state,
+                              typename G::State& mutable_state,
+                              ActionList<G::kMaxActions>& actions,
+                              FixedList<ChanceOutcome, G::kMaxChanceOutcomes>& outcomes,
+                              Action action, uint64_t seed, int player, float* observation,
+                              double* returns) {
+  requires std::is_trivially_copyable_v<typename G::State>;
+  { game.num_players() } -> std::convertible_to<int>;
+  { game.num_distinct_actions() } -> std::convertible_to<int>;
+  { game.max_chance_outcomes() } -> std::convertible_to<int>;
+  { game.observation_size() } -> std::convertible_to<int>;
+  { game.max_game_length() } -> std::convertible_to<int>;
+  { game.initial_state(seed) } -> std::same_as<typename G::State>;
+  { game.current_player(state) } -> std::convertible_to<int>;
+  { game.is_terminal(state) } -> std::same_as<bool>;
+  { game.is_chance_node(state) } -> std::same_as<bool>;
+  { game.move_number(state) } -> std::convertible_to<int>;
+  { game.is_legal(state, action) } -> std::same_as<bool>;
+  game.legal_actions(state, actions);
+  game.chance_outcomes(state, outcomes);
+  game.apply_action(mutable_state, action);
+  game.returns(state, returns);
+  game.observation(state, player, observation);
+};
+
+// One action drawn uniformly from the legal ones, or a chance outcome by its probability.
+template <GameEngine G>
+Action sample_action(const G& game, const typename G::State& state, Rng& rng) {
+  if constexpr (G::kMaxChanceOutcomes > 0) {
+    if (game.is_chance_node(state)) {
+      FixedList<ChanceOutcome, G::kMaxChanceOutcomes> outcomes;
+      game.chance_outcomes(state, outcomes);
+      double u = rng.unit();
+      for (const ChanceOutcome& o : outcomes) {
+        if (u < o.probability) return o.outcome;
+        u -= o.probability;
+      }
+      return outcomes[outcomes.size() - 1].outcome;  // rounding left u just above the last mass
+    }
+  }
+  ActionList<G::kMaxActions> actions;
+  game.legal_actions(state, actions);
+  return actions[static_cast<int>(rng.uniform(static_cast<uint32_t>(actions.size())))];
+}
+
+// Plays uniformly random actions until the end; returns the number of actions applied.
+template <GameEngine G>
+int64_t random_playout(const G& game, typename G::State& state, Rng& rng) {
+  int64_t plies = 0;
+  while (!game.is_terminal(state)) {
+    game.apply_action(state, sample_action(game, state, rng));
+    ++plies;
+  }
+  return plies;
+}
+
+// Number of action sequences of exactly `depth` actions from `state` (chance outcomes count as
+// actions); a game that ends earlier contributes nothing, as in chess perft.
+template <GameEngine G>
+uint64_t perft(const G& game, const typename G::State& state, int depth) {
+  if (depth == 0) return 1;
+  if (game.is_terminal(state)) return 0;
+  uint64_t nodes = 0;
+  auto visit = [&](Action a) {
+    typename G::State child = state;
+    game.apply_action(child, a);
+    nodes += depth == 1 ? 1 : perft(game, child, depth - 1);
+  };
+  if constexpr (G::kMaxChanceOutcomes > 0) {
+    if (game.is_chance_node(state)) {
+      FixedList<ChanceOutcome, G::kMaxChanceOutcomes> outcomes;
+      game.chance_outcomes(state, outcomes);
+      for (const ChanceOutcome& o : outcomes) visit(o.outcome);
+      return nodes;
+    }
+  }
+  ActionList<G::kMaxActions> actions;
+  game.legal_actions(state, actions);
+  for (Action a : actions) visit(a);
+  return nodes;
+}
+
+}  // namespace meeple

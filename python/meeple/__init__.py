@@ -1,0 +1,56 @@
+"""meeple — fast, exact board-game engines for Python.
+
+Three games behind one OpenSpiel-shaped protocol (docs/protocol.md), each with a C++ engine and a
+pure-Python reference (`meeple.reference`):
+
+>>> import meeple
+>>> meeple.list_games()
+['abacuachego']
+>>> game = meeple.load("abacuachego")
+>>> state = game.new_initial_state(seed=1)
+>>> while not state.is_terminal():
+...     state.apply_action(state.legal_actions()[0])
+>>> state.returns().tolist()
+[1.0, -1.0]
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+from . import _core
+from ._core import CHANCE, TERMINAL
+from ._protocol import install as _install
+from ._registry import list_games, load
+from .serialization import Record, from_json
+from . import abacuachego  # noqa: F401  (registers the game)
+
+__version__ = "0.1.0"
+__all__ = ["load", "list_games", "from_json", "Record", "random_playouts", "Playouts",
+           "CHANCE", "TERMINAL", "__version__"]
+
+for _game_class, _state_class in ((abacuachego.Game, abacuachego.State),):
+    _install(_game_class, _state_class)
+
+Playouts = namedtuple("Playouts", ["returns", "lengths"])
+
+
+def random_playouts(game, n: int, seed: int = 0, threads: int = 1) -> Playouts:
+    """Plays `n` whole games with uniformly random actions in C++ (GIL released).
+
+    Returns numpy arrays: `returns` (n, num_players) and `lengths` (n,) in actions per game.
+    Game i is seeded from (seed, i), so results do not depend on `threads`.
+
+    >>> result = random_playouts("abacuachego", 100, seed=3)
+    >>> result.returns.shape, bool((result.lengths > 0).all())
+    ((100, 2), True)
+    """
+    if isinstance(game, str):
+        game = load(game)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"n must be an int >= 0, got {n!r}")
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be an int >= 1, got {threads!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
+    returns, lengths = game.random_playouts(n, seed, threads)
+    return Playouts(returns, lengths)

@@ -1,0 +1,156 @@
+"""The game registry and parameter validation behind `meeple.load`.
+
+Each game module declares its parameters with `Param` and registers a factory. `load` checks every
+parameter (unknown names, types, ranges, choices) and raises ValueError naming the valid ones
+before anything reaches C++.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+__all__ = ["Param", "GameSpec", "register", "load", "list_games", "game_spec"]
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: Any
+    doc: str = ""
+    choices: tuple | None = None  # allowed values (strings or ints)
+    low: int | None = None  # inclusive bounds for ints
+    high: int | None = None
+    kind: type | None = None  # int, bool, str; inferred from the default when None
+    check: Callable[[Any], Any] | None = None  # custom converter for object-valued parameters
+
+    @property
+    def type(self) -> type:
+        return self.kind or type(self.default)
+
+    def describe(self) -> str:
+        if self.choices is not None:
+            return " | ".join(repr(c) for c in self.choices)
+        if self.type is bool:
+            return "True | False"
+        if self.type is int:
+            lo = "" if self.low is None else str(self.low)
+            hi = "" if self.high is None else str(self.high)
+            return f"int {lo}..{hi}"
+        return self.type.__name__
+
+    def convert(self, game: str, value: Any) -> Any:
+        if self.check is not None:
+            return self.check(value)
+        expected = self.type
+        if isinstance(value, str) and expected is not str:
+            value = _parse_text(value, expected)
+        if expected is int and (isinstance(value, bool) or not isinstance(value, int)):
+            if hasattr(value, "__index__") and not isinstance(value, bool):
+                value = value.__index__()
+            else:
+                raise ValueError(self._problem(game, value))
+        elif expected is bool and not isinstance(value, bool):
+            raise ValueError(self._problem(game, value))
+        elif expected is str and not isinstance(value, str):
+            raise ValueError(self._problem(game, value))
+        if self.choices is not None and value not in self.choices:
+            raise ValueError(self._problem(game, value))
+        if expected is int and (
+            (self.low is not None and value < self.low) or (self.high is not None and value > self.high)
+        ):
+            raise ValueError(self._problem(game, value))
+        return value
+
+    def _problem(self, game: str, value: Any) -> str:
+        return f"bad value {value!r} for parameter {self.name!r} of {game}; expected {self.describe()}"
+
+
+def _parse_text(text: str, expected: type) -> Any:
+    t = text.strip()
+    if expected is bool:
+        low = t.lower()
+        if low in ("true", "1", "yes", "on"):
+            return True
+        if low in ("false", "0", "no", "off"):
+            return False
+        return text
+    if expected is int:
+        try:
+            return int(t)
+        except ValueError:
+            return text
+    return text
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    name: str
+    description: str
+    params: tuple[Param, ...]
+    factory: Callable[..., Any]
+    extra: dict = field(default_factory=dict)
+
+    def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
+        """Checks `given` and returns every parameter with its value, defaults filled in."""
+        known = {p.name: p for p in self.params}
+        unknown = [k for k in given if k not in known]
+        if unknown:
+            valid = ", ".join(known) or "(none)"
+            raise ValueError(f"unknown parameter {unknown[0]!r} for {self.name}; valid parameters: {valid}")
+        return {p.name: p.convert(self.name, given[p.name]) if p.name in given else p.default for p in self.params}
+
+
+_GAMES: dict[str, GameSpec] = {}
+
+
+def register(spec: GameSpec) -> None:
+    _GAMES[spec.name] = spec
+
+
+def list_games() -> list[str]:
+    """Names of every game `load` knows, sorted."""
+    return sorted(_GAMES)
+
+
+def game_spec(name: str) -> GameSpec:
+    try:
+        return _GAMES[name]
+    except KeyError:
+        raise ValueError(f"unknown game {name!r}; available: {', '.join(list_games())}") from None
+
+
+_CALL = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
+
+
+def parse_game_string(text: str) -> tuple[str, dict[str, str]]:
+    """'abacuachego(parity=pit,max_plies=200)' -> ('abacuachego', {'parity': 'pit', ...})."""
+    m = _CALL.match(text)
+    if not m:
+        raise ValueError(f"cannot read game string {text!r}; expected name or name(key=value,...)")
+    params: dict[str, str] = {}
+    body = (m.group(2) or "").strip()
+    if body:
+        for part in body.split(","):
+            key, sep, value = part.partition("=")
+            if not sep or not key.strip():
+                raise ValueError(f"cannot read parameter {part!r} in {text!r}; expected key=value")
+            params[key.strip()] = value.strip()
+    return m.group(1).replace("-", "_"), params
+
+
+def load(name: str, **params: Any):
+    """Returns the Game `name` with `params`; `name` may also be 'game(key=value,...)'.
+
+    >>> game = load("abacuachego", parity="pit")
+    >>> game.parameters()["parity"]
+    'pit'
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"game name must be a str, got {type(name).__name__}")
+    base, from_string = parse_game_string(name) if "(" in name else (name.replace("-", "_"), {})
+    spec = game_spec(base)
+    overlap = set(from_string) & set(params)
+    if overlap:
+        raise ValueError(f"parameter {sorted(overlap)[0]!r} given twice")
+    return spec.factory(**spec.resolve({**from_string, **params}))

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Fast in-place development build: compiles meeple._core into python/meeple/ so that
+# `PYTHONPATH=python python -m pytest` runs against the working tree. Not used by CI or wheels.
+#   tools/dev_build.sh            optimised build
+#   tools/dev_build.sh sanitize   ASan+UBSan build in build/dev-sanitize
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-release}
+dir=build/dev
+extra=()
+if [ "$mode" = sanitize ]; then dir=build/dev-sanitize; extra=(-DMEEPLE_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo); fi
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+cmake -S . -B "$dir" "${gen[@]}" -DMEEPLE_WERROR=ON -DMEEPLE_BUILD_CPP_TESTS=ON \
+  -Dpybind11_DIR="$(python -m pybind11 --cmakedir)" -DPython_EXECUTABLE="$(command -v python)" "${extra[@]}" >/dev/null
+cmake --build "$dir" -j2
+if [ "$mode" != sanitize ]; then cp "$dir"/_core*.so python/meeple/; fi
