@@ -35,6 +35,26 @@ Game::Game(const Params& params) : params_(params), n_(params.pits_per_row) {
     next_[0][ring[i]] = static_cast<uint8_t>(ring[(i + 2 * n_ - 1) % (2 * n_)]);
     board_number_[ring[i]] = static_cast<uint8_t>(i + 1);
   }
+  // Walking distances: distance_[d][from][to] in 1..2n-1, 0 for `from` itself and for cells
+  // past n (so the no-lap sowing never touches them).
+  for (int d = 0; d < 2; ++d) {
+    for (int i = 0; i < 2 * n_; ++i) {
+      int cell = ring[i];
+      for (int dist = 0; dist < 2 * n_; ++dist) {
+        cell_at_[d][ring[i]][dist] = static_cast<uint8_t>(cell);
+        distance_[d][ring[i]][cell] = static_cast<uint16_t>(dist);
+        cell = next_[d][cell];
+      }
+    }
+  }
+  for (int k = 1; k <= n_; ++k) {
+    for (unsigned h = 1; h < kLegalTableGrains; ++h) {
+      const bool ccw_by_parity = ((params_.parity == Parity::kCount ? h : unsigned(k)) & 1) != 0;
+      const bool cw_legal = !ccw_by_parity || h >= unsigned(k) + 1;
+      const bool ccw_legal = ccw_by_parity || h >= unsigned(n_ + 1 - k);
+      legal_bits_[k - 1][h] = (uint32_t(cw_legal) << (2 * (k - 1))) | (uint32_t(ccw_legal) << (2 * (k - 1) + 1));
+    }
+  }
   for (int p = 0; p < 2; ++p) {
     for (int k = 1; k <= n_; ++k) front_[cell_of(p, k)] = static_cast<uint8_t>(cell_of(1 - p, n_ + 1 - k));
     gate_[1][p] = static_cast<uint8_t>(cell_of(1 - p, n_));  // counter-clockwise: opponent's pit n

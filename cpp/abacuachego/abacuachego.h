@@ -22,6 +22,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -84,44 +85,59 @@ class Game {
   bool is_chance_node(const State&) const { return false; }
   int move_number(const State& s) const { return s.ply; }
 
-  // Branch-free over the pits: random play makes every branch here unpredictable.
-  void legal_actions(const State& s, ActionList<kMaxActions>& out) const {
+  // Bit 2(k-1)+d is set iff action 2(k-1)+d is legal. One table look-up per pit: the legal
+  // directions depend only on (k, h), and for h >= 24 on nothing but h's parity.
+  uint32_t legal_mask(const State& s) const {
     const uint16_t* own = &s.pits[s.player * kRowStride];
-    const bool by_count = params_.parity == Parity::kCount;
-    for (int k = 1; k <= n_; ++k) {
-      const int h = own[k - 1];
-      const bool ccw_by_parity = ((by_count ? h : k) & 1) != 0;
-      out.push_back_if(2 * (k - 1), h != 0 && (!ccw_by_parity || h >= k + 1));
-      out.push_back_if(2 * (k - 1) + 1, h != 0 && (ccw_by_parity || h >= n_ + 1 - k));
+    uint32_t mask = 0;
+    for (int k = 0; k < kRowStride; ++k) {  // cells past n hold 0 grains: no bits
+      const unsigned h = own[k];
+      mask |= legal_bits_[k][h < kLegalTableGrains ? h : kLegalTableGrains - 2 + (h & 1)];
     }
+    return mask;
+  }
+
+  void legal_actions(const State& s, ActionList<kMaxActions>& out) const {
+    for (uint32_t mask = legal_mask(s); mask; mask &= mask - 1) out.push_back(std::countr_zero(mask));
   }
 
   bool is_legal(const State& s, Action a) const {
-    if (is_terminal(s) || a < 0 || a >= 2 * n_) return false;
-    const int k = a / 2 + 1;
-    const bool ccw = a & 1;
-    const int h = s.pits[s.player * kRowStride + k - 1];
-    if (h == 0) return false;
-    const bool ccw_by_parity = ((params_.parity == Parity::kCount ? h : k) & 1) != 0;
-    return ccw == ccw_by_parity || (ccw ? h >= n_ + 1 - k : h >= k + 1);
+    return !is_terminal(s) && a >= 0 && a < 2 * n_ && ((legal_mask(s) >> a) & 1u);
+  }
+
+  // Uniform legal action without building the list (the random-playout hot path).
+  template <class Random>
+  Action sample_legal_action(const State& s, Random& rng) const {
+    const uint32_t mask = legal_mask(s);
+    return select_bit(mask, rng.uniform(static_cast<uint32_t>(std::popcount(mask))));
   }
 
   void apply_action(State& s, Action a) const {
     const int p = s.player;
+    const int ccw = a & 1;
     const int origin = p * kRowStride + a / 2;
-    const uint8_t* next = next_[a & 1].data();
-    const bool skip_origin = params_.skip_origin_on_lap;
     const int harvested = s.pits[origin];
-    s.pits[origin] = 0;
 
+    // Sow all but the last grain; `pos` ends on the cell that took the last of them.
     int pos = origin;
-    for (int grains = harvested; grains > 1; --grains) {
-      pos = next[pos];
-      if (skip_origin && pos == origin) pos = next[pos];
-      ++s.pits[pos];
+    if (harvested < 2 * n_) {
+      // No lap: exactly the cells at walking distance 1..h-1 get one grain each (vectorised;
+      // the origin is at distance 0 and is emptied after, so no scalar store precedes the
+      // vector loads).
+      const uint16_t* distance = distance_[ccw][origin].data();
+      const uint16_t below = static_cast<uint16_t>(harvested - 1);
+      for (int c = 0; c < kCells; ++c)
+        s.pits[c] += static_cast<uint16_t>(static_cast<uint16_t>(distance[c] - 1) < below);
+      s.pits[origin] = 0;
+      pos = cell_at_[ccw][origin][harvested - 1];
+    } else {
+      s.pits[origin] = 0;
+      pos = sow_laps(s, ccw, origin, harvested);
     }
     // The own store lies just after `gate` in the walking direction; it takes the last grain.
-    const int gate = gate_[a & 1][p];
+    const int gate = gate_[ccw][p];
+    const uint8_t* next = next_[ccw].data();
+    const bool skip_origin = params_.skip_origin_on_lap;
     const bool extra_turn = pos == gate || (skip_origin && gate == origin && next[pos] == origin);
     if (extra_turn) {
       ++s.stores[p];
@@ -166,6 +182,34 @@ class Game {
   int pits_per_row() const { return n_; }
 
  private:
+  static constexpr unsigned kLegalTableGrains = 32;  // >= 2 * kMaxPitsPerRow, even
+
+  // The j-th (from 0) set bit of `mask`, by halving: constant time, no data-dependent branch.
+  static int select_bit(uint32_t mask, uint32_t j) {
+    int base = 0;
+    for (int width = 16; width >= 1; width /= 2) {
+      const uint32_t low = static_cast<uint32_t>(std::popcount(mask & ((1u << width) - 1)));
+      const bool upper = j >= low;
+      j -= upper ? low : 0;
+      mask = upper ? mask >> width : mask;
+      base += upper ? width : 0;
+    }
+    return base;
+  }
+
+  // Sowing of h >= 2n grains (laps), one grain at a time; returns the cell of grain h-1.
+  int sow_laps(State& s, int ccw, int origin, int harvested) const {
+    const uint8_t* next = next_[ccw].data();
+    const bool skip_origin = params_.skip_origin_on_lap;
+    int pos = origin;
+    for (int grains = harvested; grains > 1; --grains) {
+      pos = next[pos];
+      if (skip_origin && pos == origin) pos = next[pos];
+      ++s.pits[pos];
+    }
+    return pos;
+  }
+
   bool same(int a, int b) const {
     return params_.match == Match::kDigit ? a % 10 == b % 10 : a == b;
   }
@@ -175,25 +219,23 @@ class Game {
   void capture_after_sowing(State& s, int mover, int origin, int dest, int h) const {
     const int count = s.pits[dest];
     const int dest_row = dest >= kRowStride ? 1 : 0;
+    const bool on_opponent_row = dest_row != mover;
+    const int k = dest - dest_row * kRowStride;  // 0-based pit in its row
     const int front = front_[dest];
-    bool matched = params_.origin_match == OriginMatch::kCount
-                       ? same(count, h)
-                       : same(board_number_[dest], board_number_[origin]);
-    if (!matched) {
-      if (dest_row != mover) {
-        // Neighbours in the row; cells past the row's end hold 0 and are never compared.
-        const int k = dest - dest_row * kRowStride;
-        matched = (k > 0 && same(count, s.pits[dest - 1])) ||
-                  (k < n_ - 1 && same(count, s.pits[dest + 1])) || same(count, s.pits[front]);
-      } else {
-        matched = same(count, s.pits[front]);
-      }
-    }
-    if (matched) {
-      const int source = dest_row != mover ? dest : front;
-      s.stores[mover] += s.pits[source];
-      s.pits[source] = 0;
-    }
+    const bool origin_matched = params_.origin_match == OriginMatch::kCount
+                                    ? same(count, h)
+                                    : same(board_number_[dest], board_number_[origin]);
+    // Left/right neighbours count only on the opponent's row and inside it (no wrap). Evaluated
+    // without branches; the clamped index keeps the read inside the row.
+    const bool has_left = on_opponent_row && k > 0;
+    const bool has_right = on_opponent_row && k < n_ - 1;
+    const bool matched = origin_matched | same(count, s.pits[front]) |
+                         (has_left & same(count, s.pits[dest - has_left])) |
+                         (has_right & same(count, s.pits[dest + has_right]));
+    const int source = on_opponent_row ? dest : front;
+    const uint16_t captured = matched ? s.pits[source] : 0;
+    s.stores[mover] += captured;
+    s.pits[source] -= captured;
   }
 
   static bool row_empty(const State& s, int player) {  // cells past n are always 0
@@ -222,13 +264,16 @@ class Game {
       s.stores[1] += row_total(s, 1);
       s.pits = {};
       s.player = kTerminalPlayer;
-    } else if (!extra_turn) {
-      s.player = static_cast<int8_t>(1 - mover);
+    } else {
+      s.player = static_cast<int8_t>(extra_turn ? mover : 1 - mover);
     }
   }
 
   Params params_;
   int n_;
+  std::array<std::array<uint32_t, kLegalTableGrains>, kRowStride> legal_bits_{};  // [k-1][h]
+  std::array<std::array<std::array<uint16_t, kCells>, kCells>, 2> distance_{};  // [ccw][from][to]
+  std::array<std::array<std::array<uint8_t, kCells>, kCells>, 2> cell_at_{};  // [ccw][from][dist]
   std::array<std::array<uint8_t, kCells>, 2> next_{};  // [ccw][cell] -> next cell that way
   std::array<std::array<uint8_t, 2>, 2> gate_{};       // [ccw][player] -> cell before own store
   std::array<uint8_t, kCells> front_{};

@@ -53,9 +53,13 @@ Action sample_action(const G& game, const typename G::State& state, Rng& rng) {
       return outcomes[outcomes.size() - 1].outcome;  // rounding left u just above the last mass
     }
   }
-  ActionList<G::kMaxActions> actions;
-  game.legal_actions(state, actions);
-  return actions[static_cast<int>(rng.uniform(static_cast<uint32_t>(actions.size())))];
+  if constexpr (requires { game.sample_legal_action(state, rng); }) {
+    return game.sample_legal_action(state, rng);  // a game's faster equivalent, same distribution
+  } else {
+    ActionList<G::kMaxActions> actions;
+    game.legal_actions(state, actions);
+    return actions[static_cast<int>(rng.uniform(static_cast<uint32_t>(actions.size())))];
+  }
 }
 
 // Plays uniformly random actions until the end; returns the number of actions applied.
