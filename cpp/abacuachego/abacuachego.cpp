@@ -1,5 +1,6 @@
 #include "abacuachego.h"
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 #include <stdexcept>
@@ -81,7 +82,7 @@ Action Game::string_to_action(const State&, const std::string& text) const {
   size_t digits = 0;
   while (digits < t.size() && digits < 3 && std::isdigit(static_cast<unsigned char>(t[digits])))
     ++digits;
-  if (digits == 0) return -1;
+  if (digits == 0 || t[0] == '0') return -1;  // no leading zeros: one spelling per action
   const int k = std::stoi(t.substr(0, digits));
   const std::string direction = t.substr(digits);
   if (k < 1 || k > n_ || (direction != "cw" && direction != "ccw")) return -1;

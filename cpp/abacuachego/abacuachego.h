@@ -27,6 +27,7 @@
 #include <cstring>
 #include <string>
 
+#include "../common/bitboard.h"
 #include "../common/core.h"
 
 namespace meeple::abacuachego {
@@ -85,8 +86,8 @@ class Game {
   bool is_chance_node(const State&) const { return false; }
   int move_number(const State& s) const { return s.ply; }
 
-  // Bit 2(k-1)+d is set iff action 2(k-1)+d is legal. One table look-up per pit: the legal
-  // directions depend only on (k, h), and for h >= 24 on nothing but h's parity.
+  // Bit 2(k-1)+d is set iff action 2(k-1)+d is legal (rule 7): pit k non-empty, and CW legal iff
+  // CW by parity or h >= k+1, CCW legal iff CCW by parity or h >= n+1-k.
   uint32_t legal_mask(const State& s) const {
     const uint16_t* own = &s.pits[s.player * kRowStride];
     uint32_t mask = 0;
@@ -109,7 +110,7 @@ class Game {
   template <class Random>
   Action sample_legal_action(const State& s, Random& rng) const {
     const uint32_t mask = legal_mask(s);
-    return select_bit(mask, rng.uniform(static_cast<uint32_t>(std::popcount(mask))));
+    return bits::select_set_bit(mask, rng.uniform(static_cast<uint32_t>(bits::count24(mask))));
   }
 
   void apply_action(State& s, Action a) const {
@@ -184,19 +185,6 @@ class Game {
  private:
   static constexpr unsigned kLegalTableGrains = 32;  // >= 2 * kMaxPitsPerRow, even
 
-  // The j-th (from 0) set bit of `mask`, by halving: constant time, no data-dependent branch.
-  static int select_bit(uint32_t mask, uint32_t j) {
-    int base = 0;
-    for (int width = 16; width >= 1; width /= 2) {
-      const uint32_t low = static_cast<uint32_t>(std::popcount(mask & ((1u << width) - 1)));
-      const bool upper = j >= low;
-      j -= upper ? low : 0;
-      mask = upper ? mask >> width : mask;
-      base += upper ? width : 0;
-    }
-    return base;
-  }
-
   // Sowing of h >= 2n grains (laps), one grain at a time; returns the cell of grain h-1.
   int sow_laps(State& s, int ccw, int origin, int harvested) const {
     const uint8_t* next = next_[ccw].data();
@@ -210,8 +198,8 @@ class Game {
     return pos;
   }
 
-  bool same(int a, int b) const {
-    return params_.match == Match::kDigit ? a % 10 == b % 10 : a == b;
+  bool same(unsigned a, unsigned b) const {
+    return params_.match == Match::kDigit ? bits::kLastDigit.of[a] == bits::kLastDigit.of[b] : a == b;
   }
 
   // The capture rule (spec step 5): one function, separate from sowing, so a third capture type

@@ -165,6 +165,112 @@ void random_playouts(const G& game, int64_t n, uint64_t seed, int threads, doubl
   for (std::thread& worker : pool) worker.join();
 }
 
+// The per-move calls of a Python search loop (current_player, is_terminal, legal_actions,
+// apply_action, ...) as plain CPython methods: pybind11's generic dispatcher costs more than the
+// game logic behind these calls. Same behaviour and errors as the pybind11 definitions they
+// replace; everything else about the class stays pybind11.
+template <GameEngine G, class Traits>
+struct FastStateMethods {
+  using S = PyState<G>;
+
+  static S* state_of(PyObject* self) {
+    auto* inst = reinterpret_cast<py::detail::instance*>(self);
+    S* s = inst->simple_layout ? static_cast<S*>(inst->simple_value_holder[0]) : nullptr;
+    if (!s) PyErr_SetString(PyExc_TypeError, "uninitialised meeple state");
+    return s;
+  }
+
+  static PyObject* int32_array(const Action* data, Py_ssize_t n) {
+    auto& api = py::detail::npy_api::get();
+    PyObject* descr = api.PyArray_DescrFromType_(py::detail::npy_api::NPY_INT32_);
+    if (!descr) return nullptr;
+    const Py_intptr_t dims[1] = {n};
+    PyObject* array =
+        api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, 1, dims, nullptr, nullptr, 0, nullptr);
+    if (array && n) std::memcpy(py::detail::array_proxy(array)->data, data, n * sizeof(Action));
+    return array;
+  }
+
+  // Runs `body` translating C++ exceptions into Python ones (nothing may cross the C API).
+  template <class Body>
+  static PyObject* guarded(Body&& body) {
+    try {
+      return body();
+    } catch (py::error_already_set& e) {
+      e.restore();
+    } catch (py::builtin_exception& e) {
+      e.set_error();
+    } catch (const std::exception& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+    return nullptr;
+  }
+
+  static PyObject* current_player(PyObject* self, PyObject*) {
+    S* s = state_of(self);
+    return s ? PyLong_FromLong(s->game->current_player(s->state)) : nullptr;
+  }
+  static PyObject* is_terminal(PyObject* self, PyObject*) {
+    S* s = state_of(self);
+    return s ? PyBool_FromLong(s->game->is_terminal(s->state)) : nullptr;
+  }
+  static PyObject* is_chance_node(PyObject* self, PyObject*) {
+    S* s = state_of(self);
+    return s ? PyBool_FromLong(s->game->is_chance_node(s->state)) : nullptr;
+  }
+  static PyObject* move_number(PyObject* self, PyObject*) {
+    S* s = state_of(self);
+    return s ? PyLong_FromLong(s->game->move_number(s->state)) : nullptr;
+  }
+  static PyObject* legal_actions(PyObject* self, PyObject*) {
+    S* s = state_of(self);
+    if (!s) return nullptr;
+    return guarded([&]() -> PyObject* {
+      if constexpr (G::kMaxChanceOutcomes == 0) {
+        ActionList<G::kMaxActions> actions;
+        if (!s->game->is_terminal(s->state)) s->game->legal_actions(s->state, actions);
+        std::sort(actions.begin(), actions.end());
+        return int32_array(actions.data(), actions.size());
+      } else {
+        std::vector<Action> legal;
+        legal_list(*s->game, s->state, legal);
+        return int32_array(legal.data(), static_cast<Py_ssize_t>(legal.size()));
+      }
+    });
+  }
+  static PyObject* apply_action(PyObject* self, PyObject* action) {
+    S* s = state_of(self);
+    if (!s) return nullptr;
+    return guarded([&]() -> PyObject* {
+      const long a = to_action_number(action);
+      if (a < 0 || a > INT32_MAX || !is_legal_anywhere(*s->game, s->state, static_cast<Action>(a)))
+        throw py::value_error(illegal_action_message<G, Traits>(*s->game, s->state, a));
+      s->game->apply_action(s->state, static_cast<Action>(a));
+      Py_RETURN_NONE;
+    });
+  }
+
+  static void install(PyTypeObject* type) {
+    static PyMethodDef methods[] = {
+        {"current_player", current_player, METH_NOARGS,
+         "The player to move: 0..n-1, CHANCE (-1) or TERMINAL (-4)."},
+        {"is_terminal", is_terminal, METH_NOARGS, "True once the game is over."},
+        {"is_chance_node", is_chance_node, METH_NOARGS, "True at a chance node."},
+        {"move_number", move_number, METH_NOARGS, "Actions applied so far (chance included)."},
+        {"legal_actions", legal_actions, METH_NOARGS,
+         "Legal actions (chance outcomes at a chance node), sorted numpy int32."},
+        {"apply_action", apply_action, METH_O,
+         "Plays an action; an illegal one raises ValueError and changes nothing."},
+        {nullptr, nullptr, 0, nullptr}};
+    for (PyMethodDef* m = methods; m->ml_name; ++m) {
+      py::object descr = py::reinterpret_steal<py::object>(PyDescr_NewMethod(type, m));
+      if (!descr || PyObject_SetAttrString(reinterpret_cast<PyObject*>(type), m->ml_name,
+                                           descr.ptr()) != 0)
+        throw py::error_already_set();
+    }
+  }
+};
+
 template <GameEngine G, class Traits>
 std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
     py::module_& m, const std::string& prefix) {
@@ -299,8 +405,14 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
               const int current = g.current_player(s.state);
               p = current >= 0 ? current : 0;
             } else {
-              p = py::cast<int>(player);
-              check_player<G, Traits>(g, p);
+              if (PyBool_Check(player.ptr()) || !PyIndex_Check(player.ptr()))
+                throw py::type_error(std::string("player must be an int, got ") +
+                                     Py_TYPE(player.ptr())->tp_name);
+              const long number = to_action_number(player);  // -1 on overflow
+              if (number < 0 || number >= g.num_players())
+                throw py::value_error("player must be in 0.." + std::to_string(g.num_players() - 1) +
+                                      ", got " + py::repr(player).cast<std::string>());
+              p = static_cast<int>(number);
             }
             py::array_t<float> obs(g.observation_size());
             float* out = obs.mutable_data();
@@ -350,6 +462,7 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
            })
       .def_property_readonly_static("state_size_bytes",
                                     [](py::object) { return sizeof(State); });
+  FastStateMethods<G, Traits>::install(reinterpret_cast<PyTypeObject*>(state_class.ptr()));
   return {game_class, state_class};
 }
 

@@ -19,4 +19,55 @@ constexpr int pop_lowest(Bitboard& b) {
   return square;
 }
 
+// Byte tables for counting and selecting bits of small masks. Wheels target baseline x86-64,
+// which has no POPCNT instruction (std::popcount becomes a library call there).
+struct ByteTables {
+  uint8_t count[256];
+  uint8_t select[256][8];  // select[b][j]: position of the j-th set bit of byte b
+  constexpr ByteTables() : count{}, select{} {
+    for (int b = 0; b < 256; ++b) {
+      int n = 0;
+      for (int i = 0; i < 8; ++i)
+        if ((b >> i) & 1) select[b][n++] = static_cast<uint8_t>(i);
+      count[b] = static_cast<uint8_t>(n);
+    }
+  }
+};
+inline constexpr ByteTables kByteTables{};
+
+// Set bits of a mask below 2^24.
+constexpr int count24(uint32_t mask) {
+  return kByteTables.count[mask & 0xFF] + kByteTables.count[(mask >> 8) & 0xFF] +
+         kByteTables.count[mask >> 16];
+}
+
+// Position of the j-th (from 0) set bit of a mask below 2^24; j < count24(mask).
+constexpr int select_set_bit(uint32_t mask, uint32_t j) {
+  const uint32_t c0 = kByteTables.count[mask & 0xFF];
+  const uint32_t c1 = c0 + kByteTables.count[(mask >> 8) & 0xFF];
+  const int byte = (j >= c0) + (j >= c1);
+  const uint32_t before = byte == 0 ? 0 : byte == 1 ? c0 : c1;
+  return 8 * byte + kByteTables.select[(mask >> (8 * byte)) & 0xFF][j - before];
+}
+
+// Bits 0..11 of `even` go to bits 0,2,..,22 and those of `odd` to 1,3,..,23.
+constexpr uint32_t interleave12(uint32_t even, uint32_t odd) {
+  auto spread = [](uint32_t x) {
+    x = (x | (x << 8)) & 0x00FF00FFu;
+    x = (x | (x << 4)) & 0x0F0F0F0Fu;
+    x = (x | (x << 2)) & 0x33333333u;
+    return (x | (x << 1)) & 0x55555555u;
+  };
+  return spread(even) | (spread(odd) << 1);
+}
+
+// Last decimal digit of every uint16 value (branch-free "same last digit" tests).
+struct LastDigitTable {
+  uint8_t of[65536];
+  constexpr LastDigitTable() : of{} {
+    for (unsigned v = 0; v < 65536; ++v) of[v] = static_cast<uint8_t>(v % 10);
+  }
+};
+inline constexpr LastDigitTable kLastDigit{};
+
 }  // namespace meeple::bits

@@ -65,6 +65,7 @@ struct Rng {
   uint64_t state = 0;
 
   constexpr Rng() = default;
+  bool operator==(const Rng&) const = default;
   constexpr explicit Rng(uint64_t seed) : state(seed) {}
 
   constexpr uint64_t next() {

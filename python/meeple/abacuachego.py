@@ -6,7 +6,7 @@ The rules are in docs/rules/abacuachego.md; the engine is C++ (cpp/abacuachego/)
 >>> game = meeple.load("abacuachego")
 >>> state = game.new_initial_state()
 >>> [state.action_to_string(a) for a in state.legal_actions()][:4]
-['1ccw', '2cw', '2ccw', '3cw']
+['1cw', '1ccw', '2cw', '2ccw']
 >>> state.apply_action(state.string_to_action("3cw"))
 >>> state.current_player()
 1

@@ -1,0 +1,84 @@
+"""Plies per second of uniformly random games: meeple (C++ and Python loop), the pure-Python
+reference, and OpenSpiel's oware and mancala. Run with `pytest bench` or `python bench/report.py`.
+
+The workloads are the ones `meeple bench` times (`meeple.bench`), so both report the same thing:
+* random_playouts     `meeple.random_playouts(game, n, seed, threads)`: whole games in C++;
+* python_loop         `meeple.bench.protocol_loop`: `while not s.is_terminal(): legal =
+                      s.legal_actions(); s.apply_action(legal[rng.randrange(len(legal))])` with
+                      `rng = random.Random(seed)` — the same loop and RNG for meeple, the reference
+                      and pyspiel, so they are comparable;
+* openspiel bots      `pyspiel.evaluate_bots(state, [make_uniform_random_bot(p, seed) ...], seed)`:
+                      whole games in OpenSpiel's C++. It plays on the state it is given, so the plies
+                      of each game are counted exactly afterwards with `state.move_number()`.
+Plies are counted exactly in every case (`move_number()` / the `lengths` returned by
+random_playouts), per round, in `extra_info["plies"]`.
+"""
+from __future__ import annotations
+
+import pytest
+
+import meeple
+from meeple import bench as mbench
+
+try:
+    from meeple import reference
+except ImportError:  # the pure-Python reference is not written yet
+    reference = None
+
+pytestmark = pytest.mark.bench
+
+GAMES = meeple.list_games()
+OPENSPIEL_GAMES = sorted({og for g in GAMES for og in mbench.spec_for(g).openspiel})
+
+
+def _load(name):
+    return meeple.load(name, **mbench.spec_for(name).params)
+
+
+def _state_size(game):
+    return mbench._state_size(game)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name", GAMES)
+def test_random_playouts(measure_plies, name, threads):
+    game = _load(name)
+    key = f"{name}/native" + ("" if threads == 1 else f"_{threads}threads")
+    label = f"{name}: random_playouts, {threads} thread{'s' * (threads > 1)}"
+    measure_plies(key, label, lambda n: mbench.native_playouts(game, n, 0, threads),
+                  game=name, kind="meeple", state_size_bytes=_state_size(game))
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_python_loop(measure_plies, name):
+    game = _load(name)
+    measure_plies(f"{name}/python_loop", f"{name}: Python protocol loop",
+                  lambda n: mbench.protocol_loop(game, n),
+                  game=name, kind="meeple", state_size_bytes=_state_size(game))
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_reference_loop(measure_plies, name):
+    if reference is None:
+        pytest.skip("meeple.reference is not importable yet")
+    if name not in reference.list_games():
+        pytest.skip(f"no pure-Python reference for {name} yet")
+    game = reference.load(name, **mbench.spec_for(name).params)
+    measure_plies(f"{name}/reference_loop", f"{name}: pure-Python reference loop",
+                  lambda n: mbench.protocol_loop(game, n), game=name, kind="reference")
+
+
+@pytest.mark.parametrize("name", OPENSPIEL_GAMES)
+def test_openspiel_python_loop(measure_plies, name):
+    pyspiel = pytest.importorskip("pyspiel")
+    game = pyspiel.load_game(name)
+    measure_plies(f"openspiel/{name}/python_loop", f"OpenSpiel {name}: pyspiel Python loop",
+                  lambda n: mbench.protocol_loop(game, n), game=name, kind="openspiel")
+
+
+@pytest.mark.parametrize("name", OPENSPIEL_GAMES)
+def test_openspiel_random_bots(measure_plies, name):
+    pyspiel = pytest.importorskip("pyspiel")
+    game = pyspiel.load_game(name)
+    measure_plies(f"openspiel/{name}/bots", f"OpenSpiel {name}: C++ random bots (evaluate_bots)",
+                  lambda n: mbench.openspiel_bots(game, n), game=name, kind="openspiel")

@@ -1,0 +1,502 @@
+"""A quick, dependency-free benchmark: plies per second of random games, behind `meeple bench`.
+
+For each game it times, with plain `time.perf_counter` loops:
+
+* ``native``          `meeple.random_playouts` — whole random games in C++ (1 and 2 threads);
+* ``python_loop``     the per-move protocol loop a user writes in Python (`protocol_loop`);
+* ``reference_loop``  the same loop over the pure-Python reference (`meeple.reference`), if present;
+* OpenSpiel's ``oware`` and ``mancala`` (if `pyspiel` imports): the same Python loop, and OpenSpiel's
+  C++ uniform random bots through `pyspiel.evaluate_bots`;
+
+and prints the throughputs and the ratios that matter (`render`). `bench/report.py` turns a
+pytest-benchmark run into the same table with the same code.
+
+>>> import io, meeple.bench
+>>> results = meeple.bench.run(quick=True, out=io.StringIO())   # doctest: +SKIP
+
+Every workload returns the number of plies (actions applied) it played, counted exactly, so time
+turns into plies/s. Adding a game is one line in `BENCH_GAMES` (or nothing: unlisted games get the
+defaults).
+"""
+from __future__ import annotations
+
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+__all__ = ["BenchSpec", "BENCH_GAMES", "Measurement", "Results", "run", "render", "machine_info",
+           "native_playouts", "protocol_loop", "openspiel_bots", "calibrate", "measure",
+           "loop_breakdown", "render_breakdown"]
+
+
+@dataclass(frozen=True)
+class BenchSpec:
+    """How one meeple game is benchmarked."""
+
+    name: str
+    params: dict = field(default_factory=dict)       # parameters passed to meeple.load / reference.load
+    openspiel: tuple = ("oware", "mancala")          # OpenSpiel games shown for comparison
+    baseline: str = "oware"                          # the OpenSpiel game the target ratios use
+
+
+# game name -> BenchSpec. Games not listed here are benchmarked with BenchSpec(name).
+BENCH_GAMES = {
+    "abacuachego": BenchSpec("abacuachego"),
+}
+
+
+def spec_for(name: str) -> BenchSpec:
+    return BENCH_GAMES.get(name) or BenchSpec(name)
+
+
+# --------------------------------------------------------------------------------------------------
+# Workloads. Each returns the number of plies it played; all per-move loops pick actions the same way
+# (random.Random.randrange on the legal list), so they are comparable.
+
+
+def native_playouts(game, n: int, seed: int = 0, threads: int = 1) -> int:
+    """`n` whole random games in C++ via `meeple.random_playouts`; returns the total plies."""
+    import meeple
+
+    return int(meeple.random_playouts(game, n, seed, threads=threads).lengths.sum())
+
+
+def protocol_loop(game, n_games: int, seed: int = 0) -> int:
+    """`n_games` uniformly random games through the protocol, one Python call per move.
+
+    Written the way a user would; works unchanged on meeple, the reference and pyspiel games.
+    Plies are counted exactly with `move_number()` (chance outcomes, if any, count as plies).
+    """
+    rng = random.Random(seed)
+    plies = 0
+    for _ in range(n_games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+        plies += state.move_number()
+    return plies
+
+
+def openspiel_bots(game, n_games: int, seed: int = 0) -> int:
+    """`n_games` games between OpenSpiel's C++ uniform random bots (`pyspiel.evaluate_bots`).
+
+    `evaluate_bots` plays the whole game in C++ on the state it is given (it mutates it in place),
+    so the plies are counted exactly afterwards with `state.move_number()` (== len(history())); the
+    one extra Python call per game (~0.1 µs) is negligible next to a game (tens of µs). Bots are made
+    afresh per call from `seed`, so a call is deterministic.
+    """
+    import pyspiel
+
+    if isinstance(game, str):
+        game = pyspiel.load_game(game)
+    players = game.num_players()
+    bots = [pyspiel.make_uniform_random_bot(p, seed + p) for p in range(players)]
+    plies = 0
+    for i in range(n_games):
+        state = game.new_initial_state()
+        pyspiel.evaluate_bots(state, bots, seed + i)
+        plies += state.move_number()
+    return plies
+
+
+# --------------------------------------------------------------------------------------------------
+# Timing
+
+
+@dataclass
+class Measurement:
+    """`plies` played in `seconds` (one round, as summarised over `rounds` rounds)."""
+
+    key: str            # e.g. "abacuachego/native", "openspiel/oware/bots"
+    label: str
+    plies: float
+    seconds: float
+    rounds: int = 1
+    n: int = 0          # games per round
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def rate(self) -> float:
+        return self.plies / self.seconds if self.seconds > 0 else float("nan")
+
+
+def _timed(work: Callable[[int], int], n: int) -> tuple[int, float]:
+    t0 = time.perf_counter()
+    plies = work(n)
+    return plies, time.perf_counter() - t0
+
+
+def calibrate(work: Callable[[int], int], target: float, n: int = 1, max_n: int = 1 << 26) -> int:
+    """The number of games `n` for which `work(n)` takes about `target` seconds."""
+    work(n)  # warm-up: the first call may pay one-off costs (imports, caches, thread start-up)
+    _, dt = _timed(work, n)
+    while dt < target and n < max_n:
+        factor = 10.0 if dt <= 0 else min(10.0, max(2.0, 1.1 * target / dt))
+        n = min(max_n, max(n + 1, int(n * factor)))
+        _, dt = _timed(work, n)
+    return n
+
+
+def measure(key: str, label: str, work: Callable[[int], int], target: float, repeats: int,
+            **extra) -> Measurement:
+    """Calibrates `work` to ~`target` s per round (this also warms up) and keeps the median round."""
+    n = calibrate(work, target)
+    rounds = [_timed(work, n) for _ in range(repeats)]
+    seconds = statistics.median(dt for _, dt in rounds)
+    plies = statistics.median(p for p, _ in rounds)
+    return Measurement(key, label, plies, seconds, repeats, n, extra)
+
+
+# --------------------------------------------------------------------------------------------------
+# Results and the table shared with bench/report.py
+
+
+@dataclass
+class Results:
+    measurements: dict = field(default_factory=dict)   # key -> Measurement
+    state_sizes: dict = field(default_factory=dict)    # meeple game -> sizeof(C++ state) in bytes
+    games: list = field(default_factory=list)          # meeple games benchmarked
+    notes: list = field(default_factory=list)          # skipped measurements and why
+    machine: dict = field(default_factory=dict)
+    source: str = ""
+
+    def add(self, m: Measurement) -> None:
+        self.measurements[m.key] = m
+
+    def rate(self, key: str) -> float | None:
+        m = self.measurements.get(key)
+        return None if m is None else m.rate
+
+
+def _version(dist: str, module: str | None = None) -> str:
+    try:
+        from importlib.metadata import version
+
+        return version(dist)
+    except Exception:
+        pass
+    if module:
+        try:
+            return getattr(__import__(module), "__version__", "?")
+        except Exception:
+            pass
+    return "not installed"
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.lower().startswith(("model name", "hardware", "cpu model")):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    if sys.platform == "darwin":
+        try:
+            import subprocess
+
+            return subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True,
+                                  text=True, timeout=5).stdout.strip()
+        except Exception:
+            pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def machine_info() -> dict:
+    """CPU, cores and the versions that matter for these numbers."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    try:
+        import meeple
+
+        meeple_version = meeple.__version__
+    except Exception:
+        meeple_version = "not importable"
+    return {
+        "cpu": _cpu_model(),
+        "cores": f"{os.cpu_count()} logical, {usable} usable",
+        "platform": platform.platform(),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "numpy": _version("numpy", "numpy"),
+        "meeple": meeple_version,
+        "open_spiel": _version("open_spiel"),
+    }
+
+
+def _ratio_rows(results: Results, game: str) -> list[tuple[str, str, str, str]]:
+    """(ratio, value, target, status) rows for one meeple game."""
+    spec = spec_for(game)
+    r = results.rate
+    native, native2 = r(f"{game}/native"), r(f"{game}/native_2threads")
+    loop, ref = r(f"{game}/python_loop"), r(f"{game}/reference_loop")
+    rows = []
+
+    def row(name, value, target=None, unit="x"):
+        if value is None:
+            rows.append((name, "n/a", _fmt_target(target, unit), "skipped"))
+            return
+        digits = 2 if unit != "x" or value < 10 else 1
+        text = f"{value:,.{digits}f}{unit}"
+        status = "" if target is None else ("met" if value >= target else "MISSED")
+        rows.append((name, text, _fmt_target(target, unit), status))
+
+    def div(a, b):
+        return None if a is None or b is None or not b else a / b
+
+    row("random_playouts, 1 thread (M plies/s)", None if native is None else native / 1e6, 30.0, " M")
+    for og in spec.openspiel:
+        target = 15.0 if og == spec.baseline else None
+        row(f"random_playouts / OpenSpiel C++ random bots ({og})", div(native, r(f"openspiel/{og}/bots")),
+            target)
+    if native2 is not None:
+        row("random_playouts 2 threads / 1 thread", div(native2, native))
+    for og in spec.openspiel:
+        target = 1.5 if og == spec.baseline else None
+        row(f"Python loop / pyspiel Python loop ({og})", div(loop, r(f"openspiel/{og}/python_loop")), target)
+    row("random_playouts / reference loop (whole random games)", div(native, ref), 100.0)
+    row("Python loop / reference loop (whole random games)", div(loop, ref))
+    size = results.state_sizes.get(game)
+    rows.append(("sizeof(State) (bytes)", "n/a" if size is None else str(size), "", ""))
+    return rows
+
+
+def _fmt_target(target, unit):
+    if target is None:
+        return ""
+    return f">= {target:g}{unit}"
+
+
+def _table(header: list[str], rows: list[list[str]], markdown: bool, align: str) -> list[str]:
+    if markdown:
+        sep = ["---:" if a == "r" else "---" for a in align]
+        lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(sep) + " |"]
+        lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+        return lines
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+
+    def fmt(cells):
+        return "  ".join(str(c).rjust(w) if a == "r" else str(c).ljust(w)
+                         for c, w, a in zip(cells, widths, align)).rstrip()
+
+    return [fmt(header), fmt(["-" * w for w in widths])] + [fmt(row) for row in rows]
+
+
+_KINDS = ("native", "native_2threads", "python_loop", "reference_loop", "bots")
+
+
+def _order(results: Results, key: str):
+    """Table order: meeple games (as benchmarked), then OpenSpiel games; a fixed order of kinds."""
+    parts = key.split("/")
+    kind = parts[-1]
+    rank = _KINDS.index(kind) if kind in _KINDS else len(_KINDS)
+    if parts[0] == "openspiel":
+        return (1, parts[1], rank, key)
+    games = results.games
+    return (0, games.index(parts[0]) if parts[0] in games else len(games), rank, key)
+
+
+def render(results: Results, markdown: bool = False) -> str:
+    """The benchmark table: machine header, one row per measurement, then the ratios per game."""
+    lines = []
+    title = "meeple benchmark" + (f" ({results.source})" if results.source else "")
+    m = results.machine or machine_info()
+    if markdown:
+        lines.append(f"### {title}")
+        lines.append("")
+        lines += [f"- **{k}**: {v}" for k, v in m.items()]
+    else:
+        lines.append(title)
+        lines += [f"  {k:<10} {v}" for k, v in m.items()]
+    lines.append("")
+
+    rows = []
+    for meas in sorted(results.measurements.values(), key=lambda m: _order(results, m.key)):
+        rate = meas.rate
+        per_game = meas.plies / meas.n if meas.n else float("nan")
+        rows.append([meas.label, f"{meas.n:,}", f"{per_game:,.1f}", f"{meas.plies:,.0f}",
+                     f"{meas.seconds * 1e3:,.2f}", f"{rate:,.0f}", f"{1e6 / rate:,.4f}", str(meas.rounds)])
+    lines += _table(["measurement", "games", "plies/game", "plies/round", "ms/round", "plies/s", "us/ply",
+                     "rounds"], rows, markdown, "lrrrrrrr")
+    for game in results.games:
+        lines.append("")
+        lines.append(f"**ratios: {game}**" if markdown else f"ratios: {game}")
+        if markdown:
+            lines.append("")
+        lines += _table(["ratio", "value", "target", "status"],
+                        [list(r) for r in _ratio_rows(results, game)], markdown, "lrll")
+    if results.notes:
+        lines.append("")
+        lines += [("- " if markdown else "note: ") + n for n in results.notes]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------------
+# Where the time of the per-move loop goes
+
+
+def loop_breakdown(game, n_games: int = 200, seed: int = 0, repeats: int = 5) -> list[tuple[str, float, float]]:
+    """Per-ply cost (ns) of each part of `protocol_loop`, measured by replaying recorded games.
+
+    Steps, each adding one part to the previous: apply_action(int); apply_action(the object picked
+    from legal_actions(), a numpy int32 for meeple); + is_terminal(); + legal_actions(); the full
+    loop (+ random.randrange and indexing). Returns [(part, added ns per ply, cumulative ns per ply), ...].
+    """
+    rng = random.Random(seed)
+    games = []
+    for _ in range(n_games):
+        state = game.new_initial_state()
+        picked = []
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            a = legal[rng.randrange(len(legal))]
+            picked.append(a)
+            state.apply_action(a)
+        games.append(picked)
+    as_int = [[int(a) for a in g] for g in games]
+    plies = sum(len(g) for g in games)
+
+    def replay(seqs):
+        for seq in seqs:
+            s = game.new_initial_state()
+            for a in seq:
+                s.apply_action(a)
+
+    def replay_terminal(seqs):
+        for seq in seqs:
+            s = game.new_initial_state()
+            for a in seq:
+                s.is_terminal()
+                s.apply_action(a)
+            s.is_terminal()
+
+    def replay_legal(seqs):
+        for seq in seqs:
+            s = game.new_initial_state()
+            for a in seq:
+                s.is_terminal()
+                s.legal_actions()
+                s.apply_action(a)
+            s.is_terminal()
+
+    def best(fn, *args):
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            fn(*args)
+            times.append(time.perf_counter() - t0)
+        return min(times) / plies * 1e9
+
+    steps = [
+        ("new_initial_state + apply_action(int)", best(replay, as_int)),
+        ("apply_action(picked element) instead of int", best(replay, games)),
+        ("+ is_terminal()", best(replay_terminal, games)),
+        ("+ legal_actions()", best(replay_legal, games)),
+        ("+ rng.randrange(len(legal)) + legal[i] (= full loop)", best(protocol_loop, game, n_games, seed)),
+    ]
+    out, previous = [], 0.0
+    for name, total in steps:
+        out.append((name, total - previous, total))
+        previous = total
+    return out
+
+
+def render_breakdown(rows_by_game: dict, markdown: bool = False) -> str:
+    lines = []
+    for name, rows in rows_by_game.items():
+        lines.append(f"per-ply cost of the Python loop: {name}")
+        if markdown:
+            lines.append("")
+        lines += _table(["part", "ns/ply (added)", "ns/ply (cumulative)"],
+                        [[p, f"{round(d) + 0:,}", f"{round(t):,}"] for p, d, t in rows], markdown, "lrr")
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
+# --------------------------------------------------------------------------------------------------
+# The quick benchmark
+
+
+def run(games=None, quick: bool = False, out=sys.stdout, breakdown: bool = False) -> Results:
+    """Times every workload for each meeple game (default: all) and prints the table to `out`.
+
+    `quick`: ~0.01 s per round, 3 rounds (a few seconds in all); otherwise ~0.2 s, 5 rounds.
+    Returns the `Results`.
+    """
+    import meeple
+
+    target, repeats = (0.01, 3) if quick else (0.2, 5)
+    games = list(meeple.list_games() if games is None else ([games] if isinstance(games, str) else games))
+    results = Results(games=games, machine=machine_info(), source="meeple.bench, quick" if quick
+                      else "meeple.bench")
+    try:
+        from meeple import reference
+    except ImportError as exc:
+        reference = None
+        results.notes.append(f"pure-Python reference skipped: {exc}")
+    try:
+        import pyspiel
+    except ImportError as exc:
+        pyspiel = None
+        results.notes.append(f"OpenSpiel skipped: pyspiel is not importable ({exc})")
+
+    openspiel_games = []
+    breakdowns = {}
+    for name in games:
+        spec = spec_for(name)
+        game = meeple.load(name, **spec.params)
+        results.state_sizes[name] = _state_size(game)
+        for threads in (1, 2):
+            key = f"{name}/native" + ("" if threads == 1 else f"_{threads}threads")
+            results.add(measure(key, f"{name}: random_playouts, {threads} thread{'s' * (threads > 1)}",
+                                lambda n, t=threads: native_playouts(game, n, 0, t), target, repeats))
+        results.add(measure(f"{name}/python_loop", f"{name}: Python protocol loop",
+                            lambda n: protocol_loop(game, n), target, repeats))
+        if reference is not None:
+            if name in reference.list_games():
+                ref_game = reference.load(name, **spec.params)
+                results.add(measure(f"{name}/reference_loop", f"{name}: pure-Python reference loop",
+                                    lambda n: protocol_loop(ref_game, n), target, repeats))
+            else:
+                results.notes.append(f"{name}: no pure-Python reference yet")
+        if breakdown:
+            breakdowns[name] = loop_breakdown(game, 40 if quick else 400)
+        openspiel_games += [og for og in spec.openspiel if og not in openspiel_games]
+    if pyspiel is not None:
+        for og in openspiel_games:
+            os_game = pyspiel.load_game(og)
+            results.add(measure(f"openspiel/{og}/python_loop", f"OpenSpiel {og}: pyspiel Python loop",
+                                lambda n: protocol_loop(os_game, n), target, repeats))
+            results.add(measure(f"openspiel/{og}/bots", f"OpenSpiel {og}: C++ random bots (evaluate_bots)",
+                                lambda n: openspiel_bots(os_game, n), target, repeats))
+            if breakdown:
+                breakdowns[f"OpenSpiel {og}"] = loop_breakdown(os_game, 40 if quick else 400)
+    print(render(results), file=out)
+    if breakdown:
+        print("", file=out)
+        print(render_breakdown(breakdowns), file=out)
+    return results
+
+
+def _state_size(game) -> int | None:
+    state = game.new_initial_state()
+    size = getattr(type(state), "state_size_bytes", None)
+    return size if isinstance(size, int) else getattr(state, "state_size_bytes", None)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("games", nargs="*")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--breakdown", action="store_true")
+    args = parser.parse_args()
+    run(args.games or None, quick=args.quick, breakdown=args.breakdown)

@@ -1,0 +1,284 @@
+"""Bots — players for meeple games — and helpers that play whole games with them.
+
+A bot is any object with a ``step(state) -> int`` method returning an action for the player to
+move; it is never asked at a chance node. Two optional hooks, with no-op defaults in `BaseBot`:
+
+- ``restart()``: called before every game the bot plays;
+- ``inform_action(state, player, action)``: called with the state *before* ``action`` is applied,
+  for every action the bot did not choose itself: the other players' actions and chance outcomes
+  (``player == meeple.CHANCE``).
+
+Bots must not modify the state they are given: search on ``state.clone()``.
+
+>>> import meeple
+>>> from meeple.bots import Random, play_game
+>>> game = meeple.load("abacuachego")
+>>> record = play_game(game, [Random(seed=1), Random(seed=2)], seed=0)
+>>> record.replay().returns().tolist() == record.returns
+True
+
+Plugging in your own bot
+------------------------
+Write a class in an importable module (on ``sys.path``, e.g. through ``PYTHONPATH``)::
+
+    # mypkg/mybots.py
+    from meeple.bots import BaseBot
+
+    class FirstMove(BaseBot):
+        def __init__(self, game, seed=None):
+            self.game = game
+
+        def step(self, state):
+            return int(state.legal_actions()[0])
+
+and name it by its import path wherever a bot spec is accepted::
+
+    meeple play abacuachego --bot mypkg.mybots:FirstMove
+    meeple selfplay abacuachego --games 100 --bots mypkg.mybots:FirstMove,random
+
+`make_bot` calls the class (or any factory function) as ``FirstMove(game, seed=seed)`` if its
+signature accepts that, else ``FirstMove(seed=seed)``, else ``FirstMove()``.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import multiprocessing
+import random
+import re
+import signal
+from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ._registry import load
+from .serialization import Record
+
+__all__ = ["Bot", "BaseBot", "Random", "BUILTIN_BOTS", "make_bot", "parse_bot_specs", "derive_seed",
+           "sample_chance", "choose_action", "restart_bots", "inform_bots", "play_game", "Match", "play_games"]
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """What `play_game` needs from a player: an action for the player to move."""
+
+    def step(self, state: Any) -> int: ...
+
+
+class BaseBot:
+    """Base class for bots: `step` to write, `restart` and `inform_action` do nothing by default."""
+
+    def step(self, state: Any) -> int:
+        raise NotImplementedError
+
+    def restart(self) -> None:
+        """Called before each game."""
+
+    def inform_action(self, state: Any, player: int, action: int) -> None:
+        """Called before another player's `action` (or a chance outcome) is applied to `state`."""
+
+
+class Random(BaseBot):
+    """Chooses uniformly among the legal actions, with its own seeded generator."""
+
+    def __init__(self, seed: int | None = None):
+        self._rng = random.Random(seed)
+
+    def step(self, state: Any) -> int:
+        legal = state.legal_actions()
+        return int(legal[self._rng.randrange(len(legal))])
+
+    def __repr__(self) -> str:
+        return "Random()"
+
+
+# --- bot specs -------------------------------------------------------------------------------
+
+# A built-in bot: (argument after "name:" or None, game, seed) -> bot.
+BotFactory = Callable[[str | None, Any, int | None], Bot]
+
+
+def _random_bot(argument: str | None, game: Any, seed: int | None) -> Bot:
+    if argument is not None:
+        raise ValueError(f"bot 'random' takes no argument, got 'random:{argument}'")
+    return Random(seed)
+
+
+def _mcts_bot(argument: str | None, game: Any, seed: int | None) -> Bot:
+    raise ValueError("mcts bots need the C++ MCTS engine, which this version of meeple does not have yet")
+
+
+# name -> (spec form, factory); adding a built-in bot is one entry.
+BUILTIN_BOTS: dict[str, tuple[str, BotFactory]] = {
+    "random": ("random", _random_bot),
+    "mcts": ("mcts:ITERATIONS", _mcts_bot),
+}
+
+_IMPORT_SPEC = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+def make_bot(spec: str, game: Any, seed: int | None = None) -> Bot:
+    """The bot named by `spec`: ``random``, ``mcts:ITERATIONS`` or ``module.path:ClassName``.
+
+    Raises ValueError (with the accepted forms) for an unknown or malformed spec.
+    """
+    text = spec.strip()
+    name, colon, argument = text.partition(":")
+    if name in BUILTIN_BOTS:
+        _, factory = BUILTIN_BOTS[name]
+        return factory(argument if colon else None, game, seed)
+    if _IMPORT_SPEC.match(text):
+        return _import_bot(text, game, seed)
+    forms = [form for form, _ in BUILTIN_BOTS.values()] + ["module.path:ClassName"]
+    raise ValueError(f"unknown bot {spec!r}; expected one of: {', '.join(forms)}")
+
+
+def _import_bot(spec: str, game: Any, seed: int | None) -> Bot:
+    module_name, _, attribute = spec.partition(":")
+    try:
+        factory: Any = importlib.import_module(module_name)
+    except Exception as e:  # the user's module: any failure to import it is a bad spec
+        raise ValueError(f"cannot import module {module_name!r} for bot {spec!r}: "
+                         f"{type(e).__name__}: {e}") from None
+    for part in attribute.split("."):
+        if not hasattr(factory, part):
+            raise ValueError(f"bot {spec!r}: {module_name!r} has no attribute {attribute!r}")
+        factory = getattr(factory, part)
+    if not callable(factory):
+        raise ValueError(f"bot {spec!r}: {attribute!r} is not a class or function")
+    bot = _instantiate(spec, factory, game, seed)
+    if not isinstance(bot, Bot):
+        raise ValueError(f"bot {spec!r} made a {type(bot).__name__}, which has no step(state) method")
+    return bot
+
+
+def _instantiate(spec: str, factory: Callable[..., Any], game: Any, seed: int | None) -> Any:
+    """Calls `factory(game, seed=seed)`, `factory(seed=seed)` or `factory()`: the first it accepts."""
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # no signature (some built-ins): assume no arguments
+        return factory()
+    for args, kwargs in (((game,), {"seed": seed}), ((), {"seed": seed}), ((), {})):
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError:
+            continue
+        return factory(*args, **kwargs)
+    raise ValueError(f"bot {spec!r} cannot be called as (game, seed=...), (seed=...) or ()")
+
+
+def parse_bot_specs(text: str, count: int) -> list[str]:
+    """Splits a comma-separated list of bot specs; a single spec is repeated `count` times."""
+    specs = [s.strip() for s in text.split(",")]
+    if any(not s for s in specs):
+        raise ValueError(f"empty bot spec in {text!r}")
+    if len(specs) == 1:
+        return specs * count
+    if len(specs) != count:
+        raise ValueError(f"expected 1 or {count} bot specs, got {len(specs)} in {text!r}")
+    return specs
+
+
+# --- playing games ---------------------------------------------------------------------------
+
+def derive_seed(seed: int, *keys: int) -> int:
+    """A seed in 0..2**64-1 derived from `seed` and `keys` (independent streams per key)."""
+    return int(np.random.SeedSequence(seed, spawn_key=keys).generate_state(1, np.uint64)[0])
+
+
+def sample_chance(state: Any, rng: random.Random) -> int:
+    """An outcome of the chance node `state`, drawn with the probabilities of `chance_outcomes()`."""
+    outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
+    return int(rng.choices(outcomes, weights=probabilities)[0])
+
+
+def choose_action(bot: Bot, state: Any) -> int:
+    """`bot.step(state)`, checked: ValueError naming the bot if it is not a legal action."""
+    choice = bot.step(state)
+    if isinstance(choice, (bool, np.bool_)) or not isinstance(choice, (int, np.integer)):
+        raise ValueError(f"bot {bot!r} returned {choice!r}, not an action number")
+    action = int(choice)
+    if action not in state.legal_actions():
+        legal = ", ".join(state.action_to_string(int(a)) for a in state.legal_actions())
+        raise ValueError(f"bot {bot!r} chose illegal action {action}; legal: {legal}")
+    return action
+
+
+def restart_bots(bots: Iterable[Bot]) -> None:
+    """Calls each bot's optional `restart()` hook."""
+    for bot in bots:
+        if hasattr(bot, "restart"):
+            bot.restart()
+
+
+def inform_bots(bots: Mapping[int, Bot], state: Any, action: int) -> None:
+    """Calls the optional `inform_action` hook of every bot ({seat: bot}) but the mover's, before
+    `action` is applied to `state`."""
+    player = state.current_player()
+    for seat, bot in bots.items():
+        if seat != player and hasattr(bot, "inform_action"):
+            bot.inform_action(state, player, action)
+
+
+def play_game(game: Any, bots: Sequence[Bot], seed: int = 0, meta: dict[str, Any] | None = None) -> Record:
+    """Plays one game from `new_initial_state(seed)`, `bots[p]` playing seat p.
+
+    Explicit chance nodes are sampled from `chance_outcomes()` with a generator seeded by `seed`
+    (implicit chance is drawn by the state itself). Returns the `Record`, returns filled in.
+    """
+    if isinstance(game, str):
+        game = load(game)
+    if len(bots) != game.num_players():
+        raise ValueError(f"{game.name} needs {game.num_players()} bots, got {len(bots)}")
+    restart_bots(bots)
+    seats = dict(enumerate(bots))
+    state = game.new_initial_state(seed=seed)
+    chance_rng = random.Random(seed)
+    record = Record(game.name, game.parameters(), seed=seed, meta=dict(meta or {}))
+    while not state.is_terminal():
+        player = state.current_player()
+        if state.is_chance_node():
+            action = sample_chance(state, chance_rng)
+        else:
+            action = choose_action(bots[player], state)
+        inform_bots(seats, state, action)
+        state.apply_action(action)
+        record.actions.append(action)
+    record.returns = [float(r) for r in state.returns()]
+    return record
+
+
+@dataclass(frozen=True)
+class Match:
+    """A series of games between bot specs: game i is seeded `derive_seed(seed, i)` and seat p's
+    bot `derive_seed(game_seed, p)`, so game i is the same whichever process plays it, in any order.
+    """
+
+    game: Any
+    bots: tuple[str, ...]
+    seed: int = 0
+
+    def game_seed(self, index: int) -> int:
+        return derive_seed(self.seed, index)
+
+    def play(self, index: int) -> Record:
+        seed = self.game_seed(index)
+        bots = [make_bot(spec, self.game, derive_seed(seed, seat)) for seat, spec in enumerate(self.bots)]
+        return play_game(self.game, bots, seed, meta={"bots": list(self.bots), "index": index})
+
+
+def play_games(match: Match, indices: Iterable[int], workers: int = 1) -> Iterator[Record]:
+    """The records of `match`'s games `indices`, in that order; `workers > 1` plays them in a
+    multiprocessing pool (one process per worker, fresh bots for every game)."""
+    if workers <= 1:
+        yield from map(match.play, indices)
+        return
+    with multiprocessing.Pool(workers, initializer=_ignore_interrupts) as pool:
+        yield from pool.imap(match.play, indices, chunksize=4)
+
+
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops the pool."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

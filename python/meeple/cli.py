@@ -1,0 +1,601 @@
+"""The ``meeple`` command line.
+
+    meeple list                                        games, their parameters and allowed values
+    meeple play abacuachego --bot random               you against a bot in the terminal
+    meeple selfplay "abacuachego(parity=pit)" --games 1000 --workers 4 --out games.jsonl
+    meeple perft abacuachego --depth 5 --divide        move-generation node counts
+    meeple render abacuachego --moves "3cw 5ccw"       the board after some moves (or --json FILE)
+    meeple bench --quick                               throughput benchmarks (meeple.bench)
+
+GAME is a name or ``name(key=value,...)``; ``-p key=value`` adds parameters. Bots are named by
+spec: ``random``, ``mcts:ITERATIONS`` or ``module.path:ClassName`` (see `meeple.bots`).
+
+Each subcommand is a function ``_cmd_<name>(args) -> exit code``. Bad arguments raise `UsageError`,
+which `main` reports argparse-style on stderr with exit code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import re
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+import numpy as np
+
+from . import __version__, list_games, load
+from ._registry import game_spec, parse_game_string
+from .bots import (Bot, Match, choose_action, derive_seed, inform_bots, make_bot, parse_bot_specs, play_games,
+                   restart_bots, sample_chance)
+from .serialization import RECORD_SCHEMA, Record, state_from_document
+
+# Per-game presentation hooks: a game without an entry is shown with the generic defaults.
+PLAYER_NAMES: dict[str, tuple[str, ...]] = {
+    "abacuachego": ("Zipa", "Zaque"),
+}
+
+BOT_SPECS = """bot specs: random | mcts:ITERATIONS | module.path:ClassName
+  Your own bot: a class with step(state) -> action in an importable module, called as
+  ClassName(game, seed=...), ClassName(seed=...) or ClassName(), whichever it accepts
+  (see `python -c "import meeple.bots; help(meeple.bots)"`)."""
+
+PLAYOUT_CHUNK = 10_000  # games per C++ call in the fast self-play path (one progress step)
+
+
+class UsageError(Exception):
+    """A bad command-line argument: reported with the subcommand's usage, exit code 2."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs the ``meeple`` command with `argv` (default: ``sys.argv[1:]``); returns the exit code."""
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+        try:
+            code: int = args.run(args)
+            return code
+        except UsageError as e:
+            command: argparse.ArgumentParser = args.parser
+            command.error(str(e))  # prints usage and message, raises SystemExit(2)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 0 if e.code is None else 1
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `meeple selfplay ... --out - | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+# --- arguments -------------------------------------------------------------------------------
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="meeple", description="Fast board-game engines: play, "
+                                     "self-play, perft, benchmarks.")
+    parser.add_argument("--version", action="version", version=f"meeple {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def command(name: str, run: Any, help: str, epilog: str | None = None) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help, epilog=epilog,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+        sub.set_defaults(run=run, parser=sub)
+        return sub
+
+    command("list", _cmd_list, "list the games with their parameters")
+
+    play = command("play", _cmd_play, "play against bots in the terminal", BOT_SPECS)
+    _game_arguments(play)
+    play.add_argument("--seat", type=int, default=0, help="your seat, 0 = first to move (default 0)")
+    play.add_argument("--bot", default="random",
+                      help="bot spec for the other seats, or one spec per other seat, comma-separated")
+    play.add_argument("--seed", type=_seed, default=0, help="seed of the game and the bots (default 0)")
+
+    selfplay = command("selfplay", _cmd_selfplay, "play many games between bots and summarize them", BOT_SPECS)
+    _game_arguments(selfplay)
+    selfplay.add_argument("--games", type=_positive, required=True, metavar="N", help="number of games")
+    selfplay.add_argument("--bots", default="random",
+                          help="one bot spec for every seat, or one per seat, comma-separated (default random)")
+    selfplay.add_argument("--seed", type=_seed, default=0, help="base seed (default 0)")
+    selfplay.add_argument("--workers", type=_positive, default=1, metavar="K",
+                          help="processes (threads for all-random bots without --out)")
+    selfplay.add_argument("--out", metavar="FILE.jsonl", help="write one JSON record per game ('-': stdout)")
+
+    perft = command("perft", _cmd_perft, "count the action sequences of each depth")
+    _game_arguments(perft)
+    perft.add_argument("--depth", type=_positive, required=True, metavar="D")
+    perft.add_argument("--seed", type=_seed, default=0, help="seed of the initial state (default 0)")
+    perft.add_argument("--divide", action="store_true", help="also count per first action at depth D")
+
+    bench = command("bench", _cmd_bench, "run the throughput benchmarks")
+    bench.add_argument("games", nargs="*", metavar="GAME", help="games to time (default: all)")
+    bench.add_argument("--quick", action="store_true", help="a few seconds instead of a minute")
+
+    render = command("render", _cmd_render, "print a state: from a JSON document or after some moves")
+    _game_arguments(render, optional=True)
+    render.add_argument("--json", metavar="FILE", help="a state or record JSON document ('-': stdin)")
+    render.add_argument("--seed", type=_seed, help="seed of the initial state (default 0)")
+    render.add_argument("--moves", default="", help='moves to play, as strings or numbers: "3cw 5ccw"')
+    return parser
+
+
+def _game_arguments(parser: argparse.ArgumentParser, optional: bool = False) -> None:
+    parser.add_argument("game", metavar="GAME", nargs="?" if optional else None,
+                        help="game name, or name(key=value,...)")
+    parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                        help="a game parameter (repeatable)")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 2**64:
+        raise argparse.ArgumentTypeError(f"expected an integer in 0..2**64-1, got {text!r}")
+    return value
+
+
+def _parameters(items: list[str]) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise UsageError(f"bad parameter {item!r}; expected KEY=VALUE")
+        if key in params:
+            raise UsageError(f"parameter {key!r} given twice")
+        params[key] = value.strip()
+    return params
+
+
+def _load_game(text: str, items: list[str]) -> Any:
+    try:
+        return load(text, **_parameters(items))
+    except (ValueError, TypeError) as e:
+        raise UsageError(str(e)) from None
+
+
+def _bot_specs(text: str, count: int) -> list[str]:
+    try:
+        return parse_bot_specs(text, count)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def _make_bot(spec: str, game: Any, seed: int) -> Bot:
+    try:
+        return make_bot(spec, game, seed)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+# --- shared helpers --------------------------------------------------------------------------
+
+def player_name(game: Any, player: int) -> str:
+    names = PLAYER_NAMES.get(game.name)
+    return f"player {player} ({names[player]})" if names else f"player {player}"
+
+
+def game_label(game: Any) -> str:
+    """The game as a GAME argument: 'abacuachego(parity=pit)', non-default parameters only."""
+    defaults = {p.name: p.default for p in game_spec(game.name).params}
+    changed = [f"{k}={v}" for k, v in game.parameters().items() if defaults.get(k) != v]
+    return f"{game.name}({','.join(changed)})" if changed else game.name
+
+
+def parse_move(state: Any, text: str) -> int | None:
+    """The legal action named `text` (its string, else its number), or None."""
+    try:
+        action = state.string_to_action(text)
+    except ValueError:
+        if not re.fullmatch(r"[0-9]+", text):
+            return None
+        action = int(text)
+    return action if action in state.legal_actions() else None
+
+
+def legal_moves_text(state: Any, width: int = 78) -> str:
+    """'Legal moves:' then every legal action as 'string [number]', wrapped to `width`."""
+    lines = ["Legal moves:"]
+    for a in state.legal_actions():
+        item = f"{state.action_to_string(int(a))} [{a}]"
+        if len(lines[-1]) + 2 + len(item) > width:
+            lines.append(" ")
+        lines[-1] += "  " + item
+    return "\n".join(lines)
+
+
+def winners(returns: np.ndarray) -> np.ndarray:
+    """For each row of returns (games x players), the seat with the unique highest return, or -1."""
+    top = returns == returns.max(axis=1, keepdims=True)
+    return np.where(top.sum(axis=1) == 1, top.argmax(axis=1), -1)
+
+
+# --- meeple list -----------------------------------------------------------------------------
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    for name in list_games():
+        spec = game_spec(name)
+        print(f"{name}: {spec.description}")
+        rows = [(p.name, repr(p.default), p.describe(), p.doc) for p in spec.params]
+        widths = [max(len(row[i]) for row in rows) for i in range(3)]
+        for row in rows:
+            cells = [cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)]
+            print("  " + "  ".join(cells) + "  " + row[3])
+    return 0
+
+
+# --- meeple play -----------------------------------------------------------------------------
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    game = _load_game(args.game, args.param)
+    players = game.num_players()
+    if not 0 <= args.seat < players:
+        raise UsageError(f"--seat must be in 0..{players - 1} for {game.name}, got {args.seat}")
+    others = [p for p in range(players) if p != args.seat]
+    specs = _bot_specs(args.bot, len(others))
+    bots = {p: _make_bot(spec, game, derive_seed(args.seed, p)) for p, spec in zip(others, specs, strict=True)}
+    return TerminalGame(game, args.seat, bots, dict(zip(others, specs, strict=True)), args.seed).run()
+
+
+class _Abandon(Exception):
+    """The person left the game (``quit`` or end of input)."""
+
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.code = code
+
+
+HELP = """Enter a move by its name or by its number in [brackets].
+Commands: help, board (show the board), undo (take back your last move), quit."""
+
+
+class TerminalGame:
+    """One person at `seat` against `bots` ({seat: bot}, named by `specs` {seat: spec}) over
+    stdin/stdout."""
+
+    def __init__(self, game: Any, seat: int, bots: dict[int, Bot], specs: dict[int, str], seed: int):
+        self.game, self.seat, self.bots, self.specs, self.seed = game, seat, bots, specs, seed
+        self.chance_rng = random.Random(seed)
+        self.actions: list[int] = []
+        self.turns: list[int] = []  # len(self.actions) before each of the person's moves, for undo
+        self.state = self._replay([])
+
+    def run(self) -> int:
+        print(f"You are {player_name(self.game, self.seat)}. Type 'help' for help.")
+        try:
+            while not self.state.is_terminal():
+                self._apply(self._next_action())
+        except _Abandon as e:
+            print(e)
+            return e.code
+        print(self.state)
+        print(self._result())
+        return 0
+
+    def _next_action(self) -> int:
+        player = self.state.current_player()
+        if self.state.is_chance_node():
+            action = sample_chance(self.state, self.chance_rng)
+            print(f"Chance: {self.state.action_to_string(action)}")
+        elif player == self.seat:
+            action = self._ask()  # may undo, replacing self.state
+            self.turns.append(len(self.actions))
+            print(f"You play {self.state.action_to_string(action)}")
+        else:
+            action = choose_action(self.bots[player], self.state)
+            name = f"{player_name(self.game, player)} [{self.specs[player]}]"
+            print(f"{name} plays {self.state.action_to_string(action)}")
+        return action
+
+    def _ask(self) -> int:
+        self._show()
+        while True:
+            try:
+                text = input("Your move: ").strip()
+            except EOFError:
+                raise _Abandon("\nEnd of input: game abandoned.", 1) from None
+            if text in ("quit", "exit"):
+                raise _Abandon("Game abandoned.", 0)
+            if text in ("help", "?"):
+                print(HELP)
+                print(legal_moves_text(self.state))
+            elif text == "board":
+                self._show()
+            elif text == "undo":
+                self._undo()
+            elif text:
+                action = parse_move(self.state, text)
+                if action is not None:
+                    return action
+                print(f"{text!r} is not a legal move.")
+                print(legal_moves_text(self.state))
+
+    def _show(self) -> None:
+        print()
+        print(self.state)
+        print(legal_moves_text(self.state))
+
+    def _undo(self) -> None:
+        if not self.turns:
+            print("Nothing to undo.")
+            return
+        self.actions = self.actions[:self.turns.pop()]
+        self.state = self._replay(self.actions)
+        print("Took back your last move.")
+        self._show()
+
+    def _replay(self, actions: list[int]) -> Any:
+        """The state after `actions` from the start, the bots restarted and informed of them."""
+        restart_bots(self.bots.values())
+        state = self.game.new_initial_state(seed=self.seed)
+        for action in actions:
+            inform_bots(self.bots, state, action)
+            state.apply_action(action)
+        return state
+
+    def _apply(self, action: int) -> None:
+        inform_bots(self.bots, self.state, action)
+        self.state.apply_action(action)
+        self.actions.append(action)
+
+    def _result(self) -> str:
+        returns = np.asarray(self.state.returns(), dtype=float)
+        scores = ", ".join(f"{player_name(self.game, p)} {r:+g}" for p, r in enumerate(returns))
+        if len(returns) == 1:
+            return f"Game over: {scores}."
+        winner = winners(returns[None, :])[0]
+        verdict = "You win." if winner == self.seat else "Draw." if winner == -1 else "You lose."
+        return f"Game over: {scores}. {verdict}"
+
+
+# --- meeple selfplay -------------------------------------------------------------------------
+
+def _cmd_selfplay(args: argparse.Namespace) -> int:
+    game = _load_game(args.game, args.param)
+    specs = _bot_specs(args.bots, game.num_players())
+    for spec in dict.fromkeys(specs):
+        _make_bot(spec, game, 0)  # a bad spec fails now, not in a worker
+    start = time.perf_counter()
+    if args.out is None and all(spec == "random" for spec in specs):
+        returns, lengths = _random_selfplay(game, args.games, args.seed, args.workers)
+    else:
+        with _open_output(args.out) as out:
+            returns, lengths = _bot_selfplay(Match(game, tuple(specs), args.seed), args.games, args.workers, out)
+    wall = time.perf_counter() - start
+    summary = selfplay_summary(game, specs, returns, lengths, wall)
+    print(summary, file=sys.stderr if args.out == "-" else sys.stdout)
+    return 0
+
+
+def _random_selfplay(game: Any, n: int, seed: int, threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """Uniformly random games in C++, in chunks of PLAYOUT_CHUNK seeded derive_seed(seed, chunk)."""
+    returns, lengths = [], []
+    with Progress(n) as progress:
+        for chunk, first in enumerate(range(0, n, PLAYOUT_CHUNK)):
+            count = min(PLAYOUT_CHUNK, n - first)
+            chunk_returns, chunk_lengths = game.random_playouts(count, derive_seed(seed, chunk), threads)
+            returns.append(chunk_returns)
+            lengths.append(chunk_lengths)
+            progress.advance(count)
+    return np.concatenate(returns), np.concatenate(lengths)
+
+
+def _bot_selfplay(match: Match, n: int, workers: int, out: TextIO | None) -> tuple[np.ndarray, np.ndarray]:
+    """Games 0..n-1 of `match`, each written to `out` as a JSON line (if given) as it finishes."""
+    returns, lengths = [], []
+    with Progress(n) as progress:
+        for record in play_games(match, range(n), workers):
+            if out is not None:
+                out.write(record.to_json() + "\n")
+            returns.append(record.returns)
+            lengths.append(len(record.actions))
+            progress.advance()
+    return np.array(returns, dtype=float), np.array(lengths, dtype=np.int64)
+
+
+@contextlib.contextmanager
+def _open_output(path: str | None) -> Iterator[TextIO | None]:
+    if path is None or path == "-":
+        yield None if path is None else sys.stdout
+        return
+    try:
+        out = open(path, "w", encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror}") from None
+    with out:
+        yield out
+
+
+def selfplay_summary(game: Any, specs: list[str], returns: np.ndarray, lengths: np.ndarray,
+                     wall: float) -> str:
+    """Wins per seat, draws, game lengths and speed of a batch of finished games."""
+    n = len(lengths)
+    lines = [f"{game_label(game)}: {n} games in {wall:.2f} s"]
+    seat_wins = np.bincount(winners(returns) + 1, minlength=len(specs) + 1)  # index 0: no winner
+    for seat, spec in enumerate(specs):
+        wins = "" if len(specs) == 1 else f"{seat_wins[seat + 1]} wins ({seat_wins[seat + 1] / n:.1%}), "
+        lines.append(f"  seat {seat} [{spec}]: {wins}mean return {returns[:, seat].mean():+.3f}")
+    if len(specs) > 1:
+        lines.append(f"  draws: {seat_wins[0]} ({seat_wins[0] / n:.1%})")
+    plies = int(lengths.sum())
+    lines.append(f"  game length: mean {lengths.mean():.1f}, min {lengths.min()}, max {lengths.max()}")
+    rate = 1 / wall if wall > 0 else float("inf")
+    lines.append(f"  speed: {plies * rate:,.0f} plies/s, {n * rate:,.0f} games/s")
+    return "\n".join(lines)
+
+
+class Progress:
+    """A progress line on stderr: count/total, rate and ETA.
+
+    On a terminal it is redrawn in place ten times a second; otherwise a plain line is printed
+    every 30 seconds, so logs of long runs show progress without filling up.
+    """
+
+    def __init__(self, total: int, unit: str = "games", stream: TextIO | None = None):
+        self.total, self.unit, self.count = total, unit, 0
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.interval = 0.1 if self.tty else 30.0
+        self.start = self.drawn = time.perf_counter()
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.tty:
+            self._draw()
+            self.stream.write("\n")
+            self.stream.flush()
+
+    def advance(self, count: int = 1) -> None:
+        self.count += count
+        if time.perf_counter() - self.drawn >= self.interval:
+            self._draw()
+
+    def _draw(self) -> None:
+        self.drawn = time.perf_counter()
+        elapsed = self.drawn - self.start
+        rate = self.count / elapsed if elapsed > 0 else 0.0
+        eta = _clock((self.total - self.count) / rate) if rate > 0 else "?"
+        filled = self.count * 20 // max(self.total, 1)
+        line = (f"[{'#' * filled}{'.' * (20 - filled)}] {self.count}/{self.total} {self.unit}  "
+                f"{rate:,.1f}/s  ETA {eta}")
+        self.stream.write(f"\r{line}\x1b[K" if self.tty else line + "\n")
+        self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds + 0.5), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+# --- meeple perft ----------------------------------------------------------------------------
+
+def _cmd_perft(args: argparse.Namespace) -> int:
+    game = _load_game(args.game, args.param)
+    state = game.new_initial_state(seed=args.seed)
+    print(f"{'depth':>5}  {'nodes':>15}  {'time':>9}  {'nodes/s':>13}")
+    for depth in range(1, args.depth + 1):
+        start = time.perf_counter()
+        nodes = game.perft(state, depth)
+        seconds = time.perf_counter() - start
+        rate = f"{nodes / seconds:,.0f}" if seconds > 0 else "-"
+        print(f"{depth:>5}  {nodes:>15,}  {seconds:>7.3f} s  {rate:>13}")
+    if args.divide:
+        _divide(game, state, args.depth)
+    return 0
+
+
+def _divide(game: Any, state: Any, depth: int) -> None:
+    print(f"\ndivide, depth {depth}:")
+    total = 0
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply_action(action)
+        nodes = game.perft(child, depth - 1)
+        total += nodes
+        print(f"  {state.action_to_string(int(action)):>10} [{action}]  {nodes:,}")
+    print(f"  {'total':>10}  {total:,}")
+
+
+# --- meeple bench ----------------------------------------------------------------------------
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    unknown = [name for name in args.games if name not in list_games()]
+    if unknown:
+        raise UsageError(f"unknown game {unknown[0]!r}; available: {', '.join(list_games())}")
+    try:
+        from . import bench
+    except ModuleNotFoundError as e:
+        if e.name != f"{__package__}.bench":
+            raise
+        print("meeple bench: error: this installation of meeple has no benchmark module (meeple.bench)",
+              file=sys.stderr)
+        return 1
+    bench.run(args.games or None, quick=args.quick)
+    return 0
+
+
+# --- meeple render ---------------------------------------------------------------------------
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    if args.json is not None:
+        if args.seed is not None:
+            raise UsageError("--seed cannot be used with --json: the document holds the state")
+        state = _read_state(args.json)
+        _check_same_game(state, args.game, args.param)
+    elif args.game is None:
+        raise UsageError("give a GAME or --json FILE")
+    else:
+        state = _load_game(args.game, args.param).new_initial_state(seed=args.seed or 0)
+    for number, text in enumerate(_split_moves(args.moves), 1):
+        action = parse_move(state, text)
+        if action is None:
+            raise UsageError(f"move {number} ({text!r}) is not legal here; {legal_moves_text(state)}")
+        state.apply_action(action)
+    print(state)
+    return 0
+
+
+def _split_moves(text: str) -> list[str]:
+    """'3cw 5ccw,7' -> ['3cw', '5ccw', '7']: moves are separated by spaces or commas."""
+    return [move for move in re.split(r"[\s,]+", text) if move]
+
+
+def _read_state(path: str) -> Any:
+    """The state of a state document, or the final state of a record document, in `path`."""
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        hint = " (a .jsonl file: pass one line, e.g. `sed -n 3p FILE | meeple render --json -`)" \
+            if e.msg == "Extra data" else ""
+        raise UsageError(f"{path} is not one JSON document: {e}{hint}") from None
+    try:
+        if isinstance(doc, dict) and doc.get("schema") == RECORD_SCHEMA:
+            return Record.from_document(doc).replay()
+        return state_from_document(doc)
+    except (ValueError, TypeError) as e:
+        raise UsageError(f"{path}: {e}") from None
+
+
+def _check_same_game(state: Any, game_text: str | None, items: list[str]) -> None:
+    """GAME and -p, when given with --json, must agree with the document."""
+    if game_text is None:
+        if items:
+            raise UsageError("-p needs a GAME")
+        return
+    try:
+        name, _ = parse_game_string(game_text)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if name != state.game.name:
+        raise UsageError(f"the document is a state of {state.game.name}, not {name}")
+    if "(" in game_text or items:
+        expected = _load_game(game_text, items).parameters()
+        if expected != state.game.parameters():
+            raise UsageError(f"the document's parameters differ from {game_text!r} {' '.join(items)}")

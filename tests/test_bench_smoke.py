@@ -1,0 +1,74 @@
+"""`meeple.bench.run(quick=True)` runs on a tiny budget and prints every expected row.
+
+No speed is asserted: the numbers depend on the machine. See bench/ for the real benchmarks.
+"""
+import importlib.util
+import io
+import time
+
+import meeple
+import meeple.bench as mbench
+
+
+def test_quick_bench_prints_every_row():
+    out = io.StringIO()
+    t0 = time.perf_counter()
+    results = mbench.run(quick=True, out=out)
+    elapsed = time.perf_counter() - t0
+    text = out.getvalue()
+
+    assert elapsed < 30, f"quick bench took {elapsed:.1f} s"  # ~1 s normally; generous for slow CI
+    for key in ("cpu", "cores", "python", "numpy", "meeple", "open_spiel"):
+        assert key in results.machine
+    has_reference = importlib.util.find_spec("meeple.reference") is not None
+    has_pyspiel = importlib.util.find_spec("pyspiel") is not None
+    for game in meeple.list_games():
+        spec = mbench.spec_for(game)
+        assert f"ratios: {game}" in text
+        for label in ("random_playouts, 1 thread", "random_playouts, 2 threads", "Python protocol loop"):
+            assert f"{game}: {label}" in text
+        for row in ("random_playouts, 1 thread (M plies/s)",
+                    f"random_playouts / OpenSpiel C++ random bots ({spec.baseline})",
+                    f"Python loop / pyspiel Python loop ({spec.baseline})",
+                    "random_playouts / reference loop (whole random games)",
+                    "Python loop / reference loop (whole random games)",
+                    "sizeof(State) (bytes)"):
+            assert row in text
+        for kind in ("native", "native_2threads", "python_loop"):
+            m = results.measurements[f"{game}/{kind}"]
+            assert m.plies > 0 and m.seconds > 0 and m.rate > 0
+        assert results.state_sizes[game] == type(meeple.load(game).new_initial_state()).state_size_bytes
+        assert results.state_sizes[game] > 0
+        if has_reference:
+            from meeple import reference
+
+            if game in reference.list_games():
+                assert f"{game}: pure-Python reference loop" in text
+                assert results.measurements[f"{game}/reference_loop"].rate > 0
+    if has_pyspiel:
+        for og in ("oware", "mancala"):
+            assert f"OpenSpiel {og}: pyspiel Python loop" in text
+            assert f"OpenSpiel {og}: C++ random bots (evaluate_bots)" in text
+            assert results.measurements[f"openspiel/{og}/bots"].rate > 0
+    else:
+        assert "OpenSpiel skipped" in text
+
+
+def test_workloads_count_plies_exactly():
+    game = meeple.load("abacuachego")
+    playouts = meeple.random_playouts(game, 5, seed=4)
+    assert mbench.native_playouts(game, 5, 4) == int(playouts.lengths.sum())
+    # the Python loop is deterministic for a seed and counts every applied action
+    assert mbench.protocol_loop(game, 3, seed=1) == mbench.protocol_loop(game, 3, seed=1) > 0
+
+
+def test_render_markdown_and_missing_measurements():
+    results = mbench.Results(games=["abacuachego"], machine={"cpu": "test"})
+    results.add(mbench.Measurement("abacuachego/native", "abacuachego: random_playouts, 1 thread",
+                                   plies=1000, seconds=0.001, n=10))
+    results.state_sizes["abacuachego"] = 56
+    text = mbench.render(results, markdown=True)
+    assert "| abacuachego: random_playouts, 1 thread |" in text
+    assert "| random_playouts, 1 thread (M plies/s) | 1.00 M | >= 30 M | MISSED |" in text
+    assert "| random_playouts / reference loop (whole random games) | n/a |" in text
+    assert "| sizeof(State) (bytes) | 56 |" in text

@@ -1,0 +1,309 @@
+"""meeple.bots: the Bot protocol, the random bot, bot specs and the game-playing helpers."""
+from __future__ import annotations
+
+import random
+import textwrap
+
+import numpy as np
+import pytest
+
+import meeple
+from meeple.bots import (BaseBot, Bot, Match, Random, choose_action, derive_seed, make_bot,
+                         parse_bot_specs, play_game, play_games, sample_chance)
+
+ABACUACHEGO = meeple.load("abacuachego")
+
+
+class Recorder(BaseBot):
+    """Plays the first legal action and remembers every hook call."""
+
+    def __init__(self):
+        self.restarts = 0
+        self.informed: list[tuple[int, int, int]] = []  # (move_number before, player, action)
+
+    def step(self, state):
+        return int(state.legal_actions()[0])
+
+    def restart(self):
+        self.restarts += 1
+
+    def inform_action(self, state, player, action):
+        self.informed.append((state.move_number(), player, action))
+
+
+class Returns(BaseBot):
+    """Returns a fixed value from step, whatever the state."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def step(self, state):
+        return self.value
+
+
+# --- a protocol-shaped toy with an explicit chance node -------------------------------------
+
+class CoinGame:
+    """A coin is tossed (chance node), then the single player guesses it: +1 if right, -1 if not."""
+
+    name = "coin"
+
+    def num_players(self):
+        return 1
+
+    def parameters(self):
+        return {}
+
+    def new_initial_state(self, seed=None):
+        return CoinState()
+
+
+class CoinState:
+    def __init__(self):
+        self.coin = None
+        self.guess = None
+
+    def is_terminal(self):
+        return self.guess is not None
+
+    def is_chance_node(self):
+        return self.coin is None
+
+    def current_player(self):
+        return meeple.TERMINAL if self.is_terminal() else meeple.CHANCE if self.is_chance_node() else 0
+
+    def chance_outcomes(self):
+        return [(0, 0.5), (1, 0.5)] if self.is_chance_node() else []
+
+    def legal_actions(self):
+        return [] if self.is_terminal() else [0, 1]
+
+    def apply_action(self, action):
+        if self.is_chance_node():
+            self.coin = action
+        else:
+            self.guess = action
+
+    def returns(self):
+        return [(1.0 if self.guess == self.coin else -1.0) if self.is_terminal() else 0.0]
+
+    def action_to_string(self, action):
+        return "heads" if action == 0 else "tails"
+
+
+class Cheat(BaseBot):
+    """Guesses the coin it was told about."""
+
+    def inform_action(self, state, player, action):
+        assert player == meeple.CHANCE and state.is_chance_node()
+        self.coin = action
+
+    def step(self, state):
+        return self.coin
+
+
+# --- the protocol and the random bot ---------------------------------------------------------
+
+def test_bot_protocol_is_runtime_checkable():
+    assert isinstance(Random(), Bot)
+    assert isinstance(Recorder(), Bot)
+    assert not isinstance(object(), Bot)
+
+
+def test_base_bot_hooks_do_nothing():
+    bot = BaseBot()
+    assert bot.restart() is None
+    assert bot.inform_action(ABACUACHEGO.new_initial_state(), 0, 4) is None
+    with pytest.raises(NotImplementedError):
+        bot.step(ABACUACHEGO.new_initial_state())
+
+
+def test_random_is_legal_and_reproducible(case):
+    first = play_game(case.load(), [Random(seed=5) for _ in range(case.load().num_players())], seed=3)
+    again = play_game(case.load(), [Random(seed=5) for _ in range(case.load().num_players())], seed=3)
+    assert first.actions == again.actions
+    assert first.replay().is_terminal()
+
+
+def test_random_covers_every_legal_action():
+    state = ABACUACHEGO.new_initial_state()
+    bot = Random(seed=0)
+    chosen = {bot.step(state) for _ in range(2000)}
+    assert chosen == {int(a) for a in state.legal_actions()}
+    assert all(type(a) is int for a in chosen)
+
+
+# --- specs -----------------------------------------------------------------------------------
+
+def test_make_bot_random():
+    state = ABACUACHEGO.new_initial_state()
+    a, b = make_bot("random", ABACUACHEGO, seed=9), make_bot(" random ", ABACUACHEGO, seed=9)
+    assert isinstance(a, Random)
+    assert [a.step(state) for _ in range(50)] == [b.step(state) for _ in range(50)]
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("random:3", "takes no argument"),
+    ("mcts:1000", "mcts bots need"),
+    ("mcts", "mcts bots need"),
+    ("nope", "unknown bot 'nope'; expected one of: random, mcts:ITERATIONS, module.path:ClassName"),
+    ("", "unknown bot"),
+    ("a b:C", "unknown bot"),
+    ("no_such_module_xyz:Bot", "cannot import module 'no_such_module_xyz'"),
+    ("meeple.bots:NoSuchBot", "has no attribute 'NoSuchBot'"),
+    ("meeple:__version__", "is not a class or function"),
+])
+def test_make_bot_errors(spec, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        make_bot(spec, ABACUACHEGO, seed=0)
+
+
+@pytest.fixture
+def user_bots(tmp_path, monkeypatch):
+    """An importable module `user_bots_mod` with bots of every constructor shape."""
+    (tmp_path / "user_bots_mod.py").write_text(textwrap.dedent("""
+        from meeple.bots import BaseBot
+
+        class WithGame(BaseBot):
+            def __init__(self, game, seed=None):
+                self.game, self.seed = game, seed
+            def step(self, state):
+                return int(state.legal_actions()[-1])
+
+        class SeedOnly(BaseBot):
+            def __init__(self, seed=None):
+                self.seed = seed
+            def step(self, state):
+                return int(state.legal_actions()[0])
+
+        class NoArgs:
+            def step(self, state):
+                return int(state.legal_actions()[0])
+
+        class NeedsMore:
+            def __init__(self, game, depth):
+                pass
+            def step(self, state):
+                return 0
+
+        class NotABot:
+            pass
+
+        def factory(game, seed=None):
+            return WithGame(game, seed)
+
+        class Outer:
+            class Inner(NoArgs):
+                pass
+    """))
+    (tmp_path / "broken_bots_mod.py").write_text("raise RuntimeError('boom')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+
+def test_make_bot_imports_user_bots(user_bots):
+    bot = make_bot("user_bots_mod:WithGame", ABACUACHEGO, seed=7)
+    assert bot.game is ABACUACHEGO and bot.seed == 7
+    assert make_bot("user_bots_mod:SeedOnly", ABACUACHEGO, seed=8).seed == 8
+    assert type(make_bot("user_bots_mod:NoArgs", ABACUACHEGO, seed=8)).__name__ == "NoArgs"
+    assert make_bot("user_bots_mod:factory", ABACUACHEGO, seed=3).seed == 3
+    assert type(make_bot("user_bots_mod:Outer.Inner", ABACUACHEGO)).__name__ == "Inner"
+    assert isinstance(make_bot("meeple.bots:Random", ABACUACHEGO, seed=1), Random)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("user_bots_mod:NeedsMore", "cannot be called as"),
+    ("user_bots_mod:NotABot", "has no step"),
+    ("broken_bots_mod:Bot", "RuntimeError: boom"),
+])
+def test_make_bot_rejects_bad_user_bots(user_bots, spec, message):
+    with pytest.raises(ValueError, match=message):
+        make_bot(spec, ABACUACHEGO)
+
+
+def test_parse_bot_specs():
+    assert parse_bot_specs("random", 3) == ["random"] * 3
+    assert parse_bot_specs(" random , mod:Bot ", 2) == ["random", "mod:Bot"]
+    assert parse_bot_specs("random", 0) == []
+    with pytest.raises(ValueError, match="expected 1 or 2 bot specs, got 3"):
+        parse_bot_specs("random,random,random", 2)
+    with pytest.raises(ValueError, match="empty bot spec"):
+        parse_bot_specs("random,,random", 3)
+
+
+# --- playing ---------------------------------------------------------------------------------
+
+def test_play_game_record_replays(case):
+    game = case.load()
+    record = play_game(game, [Random(seed=p) for p in range(game.num_players())], seed=11, meta={"x": 1})
+    final = record.replay()
+    assert final.is_terminal()
+    assert record.returns == [float(r) for r in final.returns()]
+    assert (record.game, record.parameters, record.seed, record.meta) == (game.name, game.parameters(), 11,
+                                                                          {"x": 1})
+    assert len(record.actions) == final.move_number()
+    assert meeple.Record.from_json(record.to_json()) == record
+
+
+def test_play_game_calls_the_hooks():
+    bots = [Recorder(), Recorder()]
+    record = play_game(ABACUACHEGO, bots, seed=0)
+    assert [b.restarts for b in bots] == [1, 1]
+    state = ABACUACHEGO.new_initial_state(seed=0)
+    expected: list[list[tuple[int, int, int]]] = [[], []]
+    for action in record.actions:
+        player = state.current_player()
+        expected[1 - player].append((state.move_number(), player, action))
+        state.apply_action(action)
+    assert [b.informed for b in bots] == expected
+
+
+def test_play_game_accepts_a_game_string():
+    record = play_game("abacuachego(pits_per_row=4)", [Random(1), Random(2)], seed=0)
+    assert record.parameters["pits_per_row"] == 4
+
+
+def test_play_game_checks_the_bots():
+    with pytest.raises(ValueError, match="needs 2 bots, got 1"):
+        play_game(ABACUACHEGO, [Random()])
+    with pytest.raises(ValueError, match="chose illegal action 8"):
+        play_game(ABACUACHEGO, [Returns(8), Random()])  # 8 = 5cw: 5 grains in pit 5 cannot go cw
+    with pytest.raises(ValueError, match="not an action number"):
+        play_game(ABACUACHEGO, [Returns("3cw"), Random()])
+    with pytest.raises(ValueError, match="not an action number"):
+        play_game(ABACUACHEGO, [Returns(True), Random()])
+    assert choose_action(Returns(np.int64(4)), ABACUACHEGO.new_initial_state()) == 4
+
+
+def test_play_game_samples_explicit_chance():
+    records = [play_game(CoinGame(), [Cheat()], seed=s) for s in range(100)]
+    assert all(r.returns == [1.0] and len(r.actions) == 2 for r in records)
+    assert {r.actions[0] for r in records} == {0, 1}
+    assert [r.actions for r in records] == [play_game(CoinGame(), [Cheat()], seed=s).actions for s in range(100)]
+
+
+def test_sample_chance_follows_the_probabilities():
+    class Loaded(CoinState):
+        def chance_outcomes(self):
+            return [(0, 0.0), (1, 0.25), (7, 0.75)]
+
+    rng = random.Random(0)
+    draws = [sample_chance(Loaded(), rng) for _ in range(4000)]
+    assert set(draws) == {1, 7}
+    assert 0.7 < draws.count(7) / len(draws) < 0.8
+
+
+def test_derive_seed():
+    seeds = {derive_seed(0, i) for i in range(1000)} | {derive_seed(1, i) for i in range(1000)}
+    assert len(seeds) == 2000
+    assert all(0 <= s < 2**64 for s in seeds)
+    assert derive_seed(5, 3) == derive_seed(5, 3) != derive_seed(5, 3, 0)
+
+
+def test_match_is_the_same_in_any_process():
+    match = Match(ABACUACHEGO, ("random", "random"), seed=4)
+    serial = list(play_games(match, range(6)))
+    assert [r.meta for r in serial] == [{"bots": ["random", "random"], "index": i} for i in range(6)]
+    assert [r.seed for r in serial] == [match.game_seed(i) for i in range(6)]
+    assert list(play_games(match, range(6), workers=2)) == serial
+    assert match.play(3) == serial[3]
+    assert len({tuple(r.actions) for r in serial}) == 6

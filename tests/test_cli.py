@@ -1,0 +1,407 @@
+"""The `meeple` command line, run in-process through `meeple.cli.main` (and once as `python -m meeple`)."""
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import os
+import re
+import subprocess
+import sys
+import types
+
+import pytest
+
+import meeple
+from meeple import cli
+from meeple.serialization import Record
+
+ABACUACHEGO = meeple.load("abacuachego")
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def param_args(case) -> list[str]:
+    return [arg for k, v in case.params.items() for arg in ("-p", f"{k}={v}")]
+
+
+# --- the person at the terminal --------------------------------------------------------------
+
+class Person:
+    """Stands in for `input()`: answers each prompt with the next of `answers` (a string, or a
+    function of the legal moves listed so far as [(string, number)]); EOFError when they run out.
+    Keeps the whole transcript, prompts and answers included."""
+
+    def __init__(self, capsys, answers):
+        self.capsys = capsys
+        self.answers = iter(answers)
+        self.transcript: list[str] = []
+
+    def __call__(self, prompt: str = "") -> str:
+        self.transcript.append(self.capsys.readouterr().out + prompt)
+        answer = next(self.answers, None)
+        if answer is None:
+            raise EOFError
+        if callable(answer):
+            answer = answer(self.legal_moves())
+        self.transcript.append(answer + "\n")
+        return answer
+
+    def legal_moves(self) -> list[tuple[str, int]]:
+        text = "".join(self.transcript)
+        block = text[text.rindex("Legal moves:"):text.rindex("Your move:")]
+        return [(s, int(n)) for s, n in re.findall(r"(\S+) \[(\d+)\]", block)]
+
+    def output(self) -> str:
+        return "".join(self.transcript) + self.capsys.readouterr().out
+
+
+def play(capsys, monkeypatch, answers, *argv: str) -> tuple[int, str, str]:
+    person = Person(capsys, answers)
+    monkeypatch.setattr("builtins.input", person)
+    code = cli.main(["play", *argv])
+    output = person.output()
+    return code, output, capsys.readouterr().err
+
+
+def first_by_name(moves):
+    return moves[0][0]
+
+
+def last_by_number(moves):
+    return str(moves[-1][1])
+
+
+def played_moves(output: str) -> list[str]:
+    """The moves announced in a transcript, in order."""
+    return re.findall(r"^(?:You play|.*\] plays) (\S+)$", output, re.M)
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_play_a_whole_game_by_move_names(capsys, monkeypatch, seat):
+    code, output, _ = play(capsys, monkeypatch, itertools.repeat(first_by_name),
+                           "abacuachego", "--seat", str(seat), "--seed", "3")
+    assert code == 0
+    state = ABACUACHEGO.new_initial_state(seed=3)
+    for move in played_moves(output):
+        state.apply_action(state.string_to_action(move))
+    assert state.is_terminal()
+    last = output.rstrip().splitlines()[-1]
+    assert last.startswith("Game over: player 0 (Zipa) ")
+    winner = cli.winners(state.returns()[None, :])[0]
+    assert last.endswith({seat: "You win.", -1: "Draw."}.get(winner, "You lose."))
+    assert str(state) in output
+    assert output.startswith(f"You are {cli.player_name(ABACUACHEGO, seat)}.")
+
+
+def test_play_a_whole_game_by_numbers(capsys, monkeypatch, case):
+    code, output, _ = play(capsys, monkeypatch, itertools.repeat(last_by_number), case.name, *param_args(case))
+    assert code == 0
+    assert "Game over" in output
+
+
+def test_play_bad_input_reprompts(capsys, monkeypatch):
+    code, output, err = play(capsys, monkeypatch, ["xyz", "99", "8", "", "help", "3cw"], "abacuachego")
+    assert code == 1 and err == ""
+    assert "'xyz' is not a legal move." in output
+    assert "'99' is not a legal move." in output
+    assert "'8' is not a legal move." in output  # 8 is 5cw, not legal at the start
+    assert cli.HELP in output
+    before_move = output[:output.index("You play 3cw")]
+    assert before_move.count("Legal moves:") == 5  # the board, xyz, 99, 8, help
+    assert "You play 3cw" in output
+    assert output.rstrip().endswith("End of input: game abandoned.")
+
+
+def test_play_quit(capsys, monkeypatch):
+    code, output, _ = play(capsys, monkeypatch, ["quit"], "abacuachego")
+    assert code == 0
+    assert output.rstrip().endswith("Game abandoned.")
+
+
+def test_play_eof_at_once(capsys, monkeypatch):
+    code, output, _ = play(capsys, monkeypatch, [], "abacuachego")
+    assert code == 1
+    assert str(ABACUACHEGO.new_initial_state()) in output
+    assert "End of input: game abandoned." in output
+
+
+def test_play_undo(capsys, monkeypatch):
+    code, output, _ = play(capsys, monkeypatch, ["undo", "3cw", "board", "undo"], "abacuachego", "--seed", "2")
+    assert code == 1
+    assert "Nothing to undo." in output
+    assert "Took back your last move." in output
+    after_undo = output[output.rindex("Took back your last move."):]
+    assert str(ABACUACHEGO.new_initial_state(seed=2)) in after_undo
+
+
+def test_play_against_an_imported_bot(capsys, monkeypatch):
+    code, output, _ = play(capsys, monkeypatch, itertools.repeat(first_by_name),
+                           "abacuachego(pits_per_row=4,seeds_per_pit=2)", "--bot", "meeple.bots:Random")
+    assert code == 0
+    assert "[meeple.bots:Random] plays" in output
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["abacuachego", "--seat", "2"], "--seat must be in 0..1 for abacuachego, got 2"),
+    (["abacuachego", "--bot", "mcts:10"], "mcts bots need"),
+    (["abacuachego", "--bot", "random,random"], "expected 1 or 1 bot specs, got 2"),
+    (["nochess"], "unknown game 'nochess'"),
+    (["abacuachego", "-p", "parity"], "bad parameter 'parity'; expected KEY=VALUE"),
+    (["abacuachego", "--seed", "-1"], "argument --seed: expected an integer in 0..2\\*\\*64-1"),
+])
+def test_play_bad_arguments(capsys, argv, message):
+    code, out, err = run(capsys, "play", *argv)
+    assert code == 2 and out == ""
+    assert re.search(r"meeple play: error: .*" + message, err)
+    assert "Traceback" not in err
+
+
+# --- selfplay --------------------------------------------------------------------------------
+
+def summary_numbers(text: str) -> tuple[list[int], int, int]:
+    """(wins per seat, draws, games) read back from a selfplay summary."""
+    wins = [int(w) for w in re.findall(r"seat \d+ \[.*\]: (\d+) wins", text)]
+    draws = int(re.search(r"draws: (\d+)", text).group(1))
+    games = int(re.search(r": (\d+) games in", text).group(1))
+    return wins, draws, games
+
+
+def test_selfplay_random_fast_path(capsys, case):
+    code, out, err = run(capsys, "selfplay", case.name, *param_args(case), "--games", "25001", "--seed", "5")
+    assert code == 0 and err == ""
+    wins, draws, games = summary_numbers(out)
+    assert games == 25001 and sum(wins) + draws == games
+    length = re.search(r"game length: mean ([\d.]+), min (\d+), max (\d+)", out)
+    assert 0 < int(length.group(2)) <= float(length.group(1)) <= int(length.group(3))
+    assert re.search(r"speed: [\d,]+ plies/s, [\d,]+ games/s", out)
+    threaded = run(capsys, "selfplay", case.name, *param_args(case), "--games", "25001", "--seed", "5",
+                   "--workers", "2")[1]
+    assert summary_numbers(threaded) == summary_numbers(out)
+
+
+def test_selfplay_out_writes_replayable_records(capsys, tmp_path):
+    path = tmp_path / "games.jsonl"
+    code, out, _ = run(capsys, "selfplay", "abacuachego(pits_per_row=6)", "--games", "12", "--seed", "1",
+                       "--out", str(path))
+    assert code == 0
+    records = [Record.from_json(line) for line in path.read_text().splitlines()]
+    assert [r.meta["index"] for r in records] == list(range(12))
+    for record in records:
+        final = record.replay()
+        assert final.is_terminal()
+        assert record.returns == [float(r) for r in final.returns()]
+        assert record.parameters["pits_per_row"] == 6
+    wins, draws, games = summary_numbers(out)
+    assert games == 12 and sum(wins) + draws == 12
+    assert wins == [sum(r.returns[p] > r.returns[1 - p] for r in records) for p in (0, 1)]
+    assert out.startswith("abacuachego(pits_per_row=6): 12 games in")
+
+
+def test_selfplay_workers_give_the_same_records(capsys, tmp_path):
+    serial, parallel = tmp_path / "serial.jsonl", tmp_path / "parallel.jsonl"
+    base = ["selfplay", "abacuachego", "--games", "9", "--bots", "random,meeple.bots:Random", "--seed", "8"]
+    assert run(capsys, *base, "--out", str(serial))[0] == 0
+    assert run(capsys, *base, "--out", str(parallel), "--workers", "3")[0] == 0
+    assert serial.read_text() == parallel.read_text()
+    assert len(serial.read_text().splitlines()) == 9
+
+
+def test_selfplay_user_bots_without_out(capsys):
+    code, out, _ = run(capsys, "selfplay", "abacuachego", "--games", "4", "--bots", "meeple.bots:Random")
+    assert code == 0
+    assert "seat 1 [meeple.bots:Random]" in out
+    assert summary_numbers(out)[2] == 4
+
+
+def test_selfplay_out_to_stdout(capsys):
+    code, out, err = run(capsys, "selfplay", "abacuachego", "--games", "3", "--out", "-")
+    assert code == 0
+    assert [Record.from_json(line).replay().is_terminal() for line in out.splitlines()] == [True] * 3
+    assert summary_numbers(err)[2] == 3
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--games", "0"], "argument --games: expected a positive integer, got '0'"),
+    (["--games", "x"], "argument --games"),
+    ([], "the following arguments are required: --games"),
+    (["--games", "2", "--bots", "random,nope"], "unknown bot 'nope'"),
+    (["--games", "2", "--bots", "random,random,random"], "expected 1 or 2 bot specs, got 3"),
+    (["--games", "2", "--workers", "0"], "argument --workers"),
+    (["--games", "2", "-p", "parity=odd"], "bad value 'odd' for parameter 'parity'"),
+    (["--games", "2", "-p", "parity=pit", "-p", "parity=count"], "parameter 'parity' given twice"),
+    (["--games", "2", "--out", "/no/such/dir/x.jsonl"], "cannot write /no/such/dir/x.jsonl"),
+])
+def test_selfplay_bad_arguments(capsys, argv, message):
+    code, out, err = run(capsys, "selfplay", "abacuachego", *argv)
+    assert code == 2 and out == ""
+    assert message in err and "Traceback" not in err
+
+
+def test_progress_redraws_only_on_a_terminal():
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    with cli.Progress(10, stream=screen) as progress:
+        progress.interval = 0.0
+        progress.advance(3)
+    assert re.fullmatch(r"(\r\[######\.{14}\] 3/10 games  [\d,.]+/s  ETA (0:00|\?)\x1b\[K)+\n", screen.getvalue())
+    log = io.StringIO()
+    with cli.Progress(10, stream=log) as progress:
+        progress.advance(10)
+    assert log.getvalue() == ""
+    assert cli._clock(3725) == "1:02:05" and cli._clock(65.4) == "1:05"
+
+
+# --- perft -----------------------------------------------------------------------------------
+
+def test_perft(capsys, case):
+    game = case.load()
+    code, out, _ = run(capsys, "perft", case.name, *param_args(case), "--depth", "4", "--divide")
+    assert code == 0
+    state = game.new_initial_state(seed=0)
+    rows = re.findall(r"^\s+(\d)\s+([\d,]+)\s+[\d.]+ s", out, re.M)
+    assert [(int(d), int(n.replace(",", ""))) for d, n in rows] == [(d, game.perft(state, d)) for d in range(1, 5)]
+    divide = re.findall(r"^\s+\S+ \[(\d+)\]\s+([\d,]+)$", out, re.M)
+    assert [int(a) for a, _ in divide] == [int(a) for a in state.legal_actions()]
+    assert sum(int(n.replace(",", "")) for _, n in divide) == game.perft(state, 4)
+    assert re.search(rf"total\s+{game.perft(state, 4):,}$", out, re.M)
+
+
+def test_perft_bad_depth(capsys):
+    code, _, err = run(capsys, "perft", "abacuachego", "--depth", "0")
+    assert code == 2 and "argument --depth" in err
+
+
+# --- render ----------------------------------------------------------------------------------
+
+def test_render_initial_state_and_moves(capsys):
+    assert run(capsys, "render", "abacuachego") == (0, str(ABACUACHEGO.new_initial_state()) + "\n", "")
+    state = ABACUACHEGO.new_initial_state()
+    for move in ("3cw", "5ccw", "4ccw"):
+        state.apply_action(state.string_to_action(move))
+    for moves in ("3cw 5ccw 4ccw", "3CW,5ccw, 7", "4 9 7"):
+        assert run(capsys, "render", "abacuachego", "--moves", moves)[1] == str(state) + "\n"
+
+
+def test_render_json(capsys, tmp_path, monkeypatch):
+    game = meeple.load("abacuachego", parity="pit")
+    state = game.new_initial_state(seed=4)
+    for action in (1, 4, 8):
+        state.apply_action(action)
+    path = tmp_path / "state.json"
+    path.write_text(state.to_json())
+    assert run(capsys, "render", "--json", str(path))[1] == str(state) + "\n"
+    assert run(capsys, "render", "abacuachego(parity=pit)", "--json", str(path))[1] == str(state) + "\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(state.to_json()))
+    assert run(capsys, "render", "abacuachego", "--json", "-")[1] == str(state) + "\n"
+    child = state.clone()
+    child.apply_action(int(child.legal_actions()[0]))
+    moves = ["--moves", str(int(state.legal_actions()[0]))]
+    assert run(capsys, "render", "--json", str(path), *moves)[1] == str(child) + "\n"
+
+
+def test_render_record(capsys, tmp_path):
+    path = tmp_path / "games.jsonl"
+    run(capsys, "selfplay", "abacuachego", "--games", "2", "--out", str(path))
+    first = path.read_text().splitlines()[0]
+    (tmp_path / "one.json").write_text(first)
+    code, out, _ = run(capsys, "render", "--json", str(tmp_path / "one.json"))
+    assert code == 0 and out == str(Record.from_json(first).replay()) + "\n"
+    code, _, err = run(capsys, "render", "--json", str(path))
+    assert code == 2 and "pass one line" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    ([], "give a GAME or --json FILE"),
+    (["abacuachego", "--moves", "3cw 8"], "move 2 ('8') is not legal here; Legal moves:"),
+    (["abacuachego", "--moves", "3cw nope"], "move 2 ('nope') is not legal here"),
+    (["--json", "/no/such/file.json"], "cannot read /no/such/file.json"),
+    (["--json", "{doc}", "--seed", "1"], "--seed cannot be used with --json"),
+    (["--json", "{doc}", "-p", "parity=pit"], "-p needs a GAME"),
+    (["other", "--json", "{doc}"], "the document is a state of abacuachego, not other"),
+    (["abacuachego(parity=pit)", "--json", "{doc}"], "the document's parameters differ"),
+    (["--json", "{bad}"], "is not one JSON document"),
+    (["--json", "{wrong}"], "unsupported schema"),
+])
+def test_render_bad_arguments(capsys, tmp_path, argv, message):
+    files = {"{doc}": ABACUACHEGO.new_initial_state().to_json(), "{bad}": "{not json",
+             "{wrong}": json.dumps({"schema": "other/1"})}
+    for key, text in files.items():
+        (tmp_path / key[1:-1]).write_text(text)
+    argv = [str(tmp_path / a[1:-1]) if a in files else a for a in argv]
+    code, out, err = run(capsys, "render", *argv)
+    assert code == 2 and out == ""
+    assert message in err and "Traceback" not in err
+
+
+# --- list, version, bench, errors ------------------------------------------------------------
+
+def test_version_and_list(capsys):
+    assert run(capsys, "--version") == (0, f"meeple {meeple.__version__}\n", "")
+    code, out, _ = run(capsys, "list")
+    assert code == 0
+    for name in meeple.list_games():
+        assert out.count(f"{name}: ") == 1
+        for param in meeple._registry.game_spec(name).params:
+            assert re.search(rf"^  {param.name} +{re.escape(repr(param.default))} +{re.escape(param.describe())}",
+                             out, re.M)
+
+
+def test_bench_delegates(capsys, monkeypatch):
+    calls = []
+    fake = types.ModuleType("meeple.bench")
+    fake.run = lambda games, quick=False: calls.append((games, quick))
+    monkeypatch.setitem(sys.modules, "meeple.bench", fake)
+    monkeypatch.setattr(meeple, "bench", fake, raising=False)
+    assert run(capsys, "bench", "--quick")[0] == 0
+    assert run(capsys, "bench", "abacuachego")[0] == 0
+    assert calls == [(None, True), (["abacuachego"], False)]
+    code, _, err = run(capsys, "bench", "nochess")
+    assert code == 2 and "unknown game 'nochess'" in err
+
+
+def test_bench_missing_module(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "meeple.bench", None)
+    monkeypatch.delattr(meeple, "bench", raising=False)
+    code, out, err = run(capsys, "bench")
+    assert code == 1 and out == ""
+    assert "no benchmark module (meeple.bench)" in err
+
+
+@pytest.mark.parametrize("argv", [[], ["chess"], ["perft"], ["play", "abacuachego", "--nope"]])
+def test_usage_errors_exit_2(capsys, argv):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and "usage: meeple" in err and "Traceback" not in err
+
+
+def test_help_exits_0(capsys):
+    code, out, _ = run(capsys, "selfplay", "--help")
+    assert code == 0 and "--games N" in out
+
+
+# --- as a program ----------------------------------------------------------------------------
+
+def _python_m_meeple(*argv: str, stdin: str = "") -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(meeple.__file__)))
+    return subprocess.run([sys.executable, "-m", "meeple", *argv], input=stdin, capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+def test_python_m_meeple():
+    selfplay = _python_m_meeple("selfplay", "abacuachego", "--games", "50")
+    assert selfplay.returncode == 0, selfplay.stderr
+    wins, draws, games = summary_numbers(selfplay.stdout)
+    assert sum(wins) + draws == games == 50
+    piped = _python_m_meeple("play", "abacuachego", stdin="nonsense\n3cw\n")
+    assert piped.returncode == 1, piped.stderr
+    assert "'nonsense' is not a legal move." in piped.stdout and "You play 3cw" in piped.stdout
+    assert piped.stdout.rstrip().endswith("End of input: game abandoned.")
+    bad = _python_m_meeple("perft", "abacuachego", "--depth", "-3")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
