@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "../common/game_concept.h"
+#include "bind_search.h"
 
 namespace meeple::bindings {
 
@@ -463,6 +464,7 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
       .def_property_readonly_static("state_size_bytes",
                                     [](py::object) { return sizeof(State); });
   FastStateMethods<G, Traits>::install(reinterpret_cast<PyTypeObject*>(state_class.ptr()));
+  bind_search<G, S>(m, prefix, game_class, state_class);
   return {game_class, state_class};
 }
 

@@ -1,0 +1,256 @@
+// Search and throughput bindings written once for every game: batched stepping (VectorGame) and
+// MCTS. Python-facing classes: meeple.VectorGame and meeple.bots.MCTS wrap these.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../common/game_concept.h"
+#include "../common/mcts.h"
+#include "../common/thread_pool.h"
+
+namespace meeple::bindings {
+
+namespace py = pybind11;
+
+// n states held in C++, stepped together. Finished games are reset in the same step
+// ("same-step autoreset"): the step's rewards/terminated describe the game that ended, the
+// observation, mask and current player already describe the fresh game in that slot. Slot i's
+// k-th game is seeded derive_seed(derive_seed(seed, i), k), so results do not depend on threads.
+// Explicit chance nodes are resolved inside the step by each slot's own generator, so every
+// state handed back is a decision node.
+template <GameEngine G>
+class VectorEnv {
+ public:
+  using State = typename G::State;
+
+  VectorEnv(std::shared_ptr<const G> game, int64_t n, uint64_t seed, int threads)
+      : game_(std::move(game)), seed_(seed), pool_(threads) {
+    if (n < 1) throw py::value_error("n must be >= 1");
+    states_.resize(static_cast<size_t>(n));
+    episodes_.assign(static_cast<size_t>(n), 0);
+    rngs_.resize(static_cast<size_t>(n));
+    const G& g = *game_;
+    players_ = g.num_players();
+    obs_size_ = g.observation_size();
+    actions_size_ = g.num_distinct_actions();
+    observations_ = py::array_t<float>({n, static_cast<int64_t>(obs_size_)});
+    masks_ = py::array_t<uint8_t>({n, static_cast<int64_t>(actions_size_)});
+    rewards_ = py::array_t<float>({n, static_cast<int64_t>(players_)});
+    terminated_ = py::array_t<bool>(n);
+    current_player_ = py::array_t<int32_t>(n);
+    reset();
+  }
+
+  int64_t size() const { return static_cast<int64_t>(states_.size()); }
+
+  void reset() {
+    std::fill(episodes_.begin(), episodes_.end(), 0);
+    Buffers b = buffers();
+    py::gil_scoped_release release;
+    pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        start_game(i);
+        b.terminated[i] = false;
+        std::fill(b.rewards + i * players_, b.rewards + (i + 1) * players_, 0.0f);
+        publish(i, b);
+      }
+    });
+  }
+
+  void step(const py::array& given) {
+    const char kind = given.dtype().kind();
+    if (kind != 'i' && kind != 'u')
+      throw py::type_error("actions must be an integer array, got dtype " +
+                           py::str(given.dtype()).cast<std::string>());
+    if (given.ndim() != 1 || given.shape(0) != size())
+      throw py::value_error("actions must be a 1-d array of " + std::to_string(size()) +
+                            " ints, got shape " + shape_text(given));
+    auto actions = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(given);
+    if (!actions) throw py::error_already_set();
+    const int64_t* wide = actions.data();
+    const G& g = *game_;
+    // Validate everything first: an illegal action anywhere leaves every state unchanged.
+    for (int64_t i = 0; i < size(); ++i) {
+      if (wide[i] < 0 || wide[i] >= actions_size_ ||
+          !g.is_legal(states_[static_cast<size_t>(i)], static_cast<Action>(wide[i]))) {
+        ActionList<G::kMaxActions> legal;
+        g.legal_actions(states_[static_cast<size_t>(i)], legal);
+        std::ostringstream message;
+        message << "illegal action " << wide[i] << " for state " << i << "; legal there: ";
+        for (int k = 0; k < legal.size(); ++k) message << (k ? ", " : "") << legal[k];
+        throw py::value_error(message.str());
+      }
+    }
+    Buffers b = buffers();
+    py::gil_scoped_release release;
+    pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        State& s = states_[static_cast<size_t>(i)];
+        g.apply_action(s, static_cast<Action>(wide[i]));
+        resolve_chance(i);
+        float* reward = b.rewards + i * players_;
+        if (g.is_terminal(s)) {
+          double r[8] = {};
+          g.returns(s, r);
+          for (int p = 0; p < players_; ++p) reward[p] = static_cast<float>(r[p]);
+          b.terminated[i] = true;
+          start_game(i);
+        } else {
+          std::fill(reward, reward + players_, 0.0f);
+          b.terminated[i] = false;
+        }
+        publish(i, b);
+      }
+    });
+  }
+
+  // One uniformly random legal action per state (each slot's own generator), as numpy int32.
+  py::array_t<int32_t> random_actions() {
+    py::array_t<int32_t> out(size());
+    int32_t* o = out.mutable_data();
+    py::gil_scoped_release release;
+    pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        o[i] = sample_action(*game_, states_[static_cast<size_t>(i)], rngs_[static_cast<size_t>(i)]);
+    });
+    return out;
+  }
+
+  py::array_t<float> observations() const { return observations_; }
+  py::array_t<uint8_t> masks() const { return masks_; }
+  py::array_t<float> rewards() const { return rewards_; }
+  py::array_t<bool> terminated() const { return terminated_; }
+  py::array_t<int32_t> current_player() const { return current_player_; }
+  const State& state(int64_t i) const { return states_.at(static_cast<size_t>(i)); }
+  std::shared_ptr<const G> game() const { return game_; }
+  int threads() const { return pool_.threads(); }
+
+ private:
+  struct Buffers {
+    float* observations;
+    uint8_t* masks;
+    float* rewards;
+    bool* terminated;
+    int32_t* current_player;
+  };
+
+  Buffers buffers() {
+    return {observations_.mutable_data(), masks_.mutable_data(), rewards_.mutable_data(),
+            terminated_.mutable_data(), current_player_.mutable_data()};
+  }
+
+  static std::string shape_text(const py::array& a) {
+    std::string text = "(";
+    for (py::ssize_t d = 0; d < a.ndim(); ++d) text += (d ? ", " : "") + std::to_string(a.shape(d));
+    return text + (a.ndim() == 1 ? ",)" : ")");
+  }
+
+  void start_game(int64_t i) {
+    const uint64_t slot_seed = derive_seed(seed_, static_cast<uint64_t>(i));
+    const uint64_t game_seed = derive_seed(slot_seed, episodes_[static_cast<size_t>(i)]++);
+    states_[static_cast<size_t>(i)] = game_->initial_state(game_seed);
+    rngs_[static_cast<size_t>(i)] = Rng(game_seed ^ 0xA5A5A5A5A5A5A5A5ull);
+    resolve_chance(i);
+  }
+
+  void resolve_chance(int64_t i) {
+    if constexpr (G::kMaxChanceOutcomes > 0) {
+      State& s = states_[static_cast<size_t>(i)];
+      while (!game_->is_terminal(s) && game_->is_chance_node(s))
+        game_->apply_action(s, sample_action(*game_, s, rngs_[static_cast<size_t>(i)]));
+    } else {
+      (void)i;
+    }
+  }
+
+  void publish(int64_t i, const Buffers& b) const {
+    const G& g = *game_;
+    const State& s = states_[static_cast<size_t>(i)];
+    const int player = g.current_player(s);
+    b.current_player[i] = player;
+    float* obs = b.observations + i * obs_size_;
+    std::fill(obs, obs + obs_size_, 0.0f);
+    g.observation(s, player >= 0 ? player : 0, obs);
+    uint8_t* mask = b.masks + i * actions_size_;
+    std::fill(mask, mask + actions_size_, uint8_t{0});
+    ActionList<G::kMaxActions> legal;
+    if (!g.is_terminal(s)) g.legal_actions(s, legal);
+    for (Action a : legal) mask[a] = 1;
+  }
+
+  std::shared_ptr<const G> game_;
+  uint64_t seed_;
+  ThreadPool pool_;
+  std::vector<State> states_;
+  std::vector<uint64_t> episodes_;
+  std::vector<Rng> rngs_;
+  int players_ = 0, obs_size_ = 0, actions_size_ = 0;
+  py::array_t<float> observations_;
+  py::array_t<uint8_t> masks_;
+  py::array_t<float> rewards_;
+  py::array_t<bool> terminated_;
+  py::array_t<int32_t> current_player_;
+};
+
+template <GameEngine G, class StateWrapper, class GameClass, class StateClass>
+void bind_search(py::module_& m, const std::string& prefix, GameClass& game_class,
+                 StateClass& /*state_class*/) {
+  using V = VectorEnv<G>;
+  py::class_<V>(m, (prefix + "Vector").c_str())
+      .def("size", &V::size)
+      .def("reset", &V::reset)
+      .def("step", &V::step, py::arg("actions"))
+      .def("random_actions", &V::random_actions)
+      .def_property_readonly("observations", &V::observations)
+      .def_property_readonly("masks", &V::masks)
+      .def_property_readonly("rewards", &V::rewards)
+      .def_property_readonly("terminated", &V::terminated)
+      .def_property_readonly("current_player", &V::current_player)
+      .def_property_readonly("threads", &V::threads)
+      .def("state", [](const V& v, int64_t i) {
+        if (i < 0 || i >= v.size())
+          throw py::index_error("state index must be in 0.." + std::to_string(v.size() - 1));
+        return StateWrapper{v.game(), v.state(i)};
+      });
+
+  game_class
+      .def(
+          "_vector",
+          [](const std::shared_ptr<G>& g, int64_t n, uint64_t seed, int threads) {
+            if (threads < 1) throw py::value_error("threads must be >= 1");
+            return std::make_unique<V>(g, n, seed, threads);
+          },
+          py::arg("n"), py::arg("seed") = 0, py::arg("threads") = 1)
+      .def(
+          "_mcts",
+          [](const G& g, const StateWrapper& s, int simulations, int threads, uint64_t seed,
+             double exploration) {
+            if (g.is_terminal(s.state)) throw py::value_error("the game is over: nothing to search");
+            if (simulations < 1) throw py::value_error("simulations must be >= 1");
+            if (threads < 1) throw py::value_error("threads must be >= 1");
+            if (!(exploration >= 0)) throw py::value_error("c must be >= 0");
+            MctsConfig config;
+            config.simulations = simulations;
+            config.threads = threads;
+            config.seed = seed;
+            config.exploration = exploration;
+            MctsResult result;
+            {
+              py::gil_scoped_release release;
+              result = mcts_search(g, s.state, config);
+            }
+            py::dict visits;
+            for (const auto& [action, count] : result.root_visits) visits[py::int_(action)] = count;
+            return py::make_tuple(result.best, visits);
+          },
+          py::arg("state"), py::arg("simulations"), py::arg("threads") = 1, py::arg("seed") = 0,
+          py::arg("c") = 1.4);
+}
+
+}  // namespace meeple::bindings

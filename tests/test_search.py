@@ -1,0 +1,177 @@
+"""VectorGame (batched stepping) and the C++ MCTS bot, on every game."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import meeple
+from meeple.bots import MCTS, Random, play_game
+
+
+GAMES = meeple.list_games()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_vector_game_matches_single_states(name):
+    """Stepping n states together equals stepping each state alone with the same actions."""
+    game = meeple.load(name)
+    vec = meeple.VectorGame(game, 6, seed=3)
+    singles = [vec.state(i) for i in range(6)]
+    for _ in range(60):
+        actions = vec.random_actions()
+        assert actions.dtype == np.int32
+        for i, a in enumerate(actions):
+            assert vec.masks[i, a] == 1
+        rewards, terminated = vec.step(actions)
+        for i in range(6):
+            s = singles[i]
+            s.apply_action(int(actions[i]))
+            while s.is_chance_node():  # the vector resolves chance itself; follow its state
+                break
+            if terminated[i]:
+                assert s.is_terminal() or s.is_chance_node()
+                if s.is_terminal():
+                    assert np.allclose(rewards[i], s.returns())
+                singles[i] = vec.state(i)
+            elif not s.is_chance_node():
+                assert not rewards[i].any()
+                assert vec.state(i) == s
+                assert np.array_equal(vec.masks[i], s.legal_actions_mask())
+                assert np.array_equal(vec.observations[i], s.observation_tensor())
+                assert vec.current_player[i] == s.current_player()
+            else:
+                singles[i] = vec.state(i)
+
+
+def test_vector_game_threads_do_not_change_results():
+    game = meeple.load("abacuachego")
+    runs = []
+    for threads in (1, 2):
+        vec = meeple.VectorGame(game, 64, seed=9, threads=threads)
+        trace = []
+        for _ in range(200):
+            rewards, terminated = vec.step(vec.random_actions())
+            trace.append((rewards.copy(), terminated.copy(), vec.observations.copy()))
+        runs.append(trace)
+    for (r1, t1, o1), (r2, t2, o2) in zip(*runs):
+        assert np.array_equal(r1, r2) and np.array_equal(t1, t2) and np.array_equal(o1, o2)
+
+
+def test_vector_game_autoreset_and_views():
+    game = meeple.load("abacuachego", pits_per_row=2, seeds_per_pit=1)
+    vec = meeple.VectorGame(game, 8, seed=1)
+    obs_view = vec.observations
+    finished = 0
+    for _ in range(50):
+        rewards, terminated = vec.step(vec.random_actions())
+        assert rewards is vec.rewards and terminated is vec.terminated
+        finished += int(terminated.sum())
+        assert np.all(np.abs(rewards.sum(axis=1)) < 1e-6)  # zero-sum returns
+        assert not any(vec.state(i).is_terminal() for i in range(8))
+    assert finished > 0
+    assert obs_view is vec.observations  # preallocated arrays are reused
+
+
+def test_vector_game_rejects_bad_actions_without_changing_anything():
+    game = meeple.load("abacuachego")
+    vec = meeple.VectorGame(game, 4, seed=2)
+    before = [vec.state(i) for i in range(4)]
+    obs = vec.observations.copy()
+    actions = vec.random_actions()
+    illegal = next(a for a in range(game.num_distinct_actions()) if not vec.masks[2, a])
+    actions[2] = illegal
+    with pytest.raises(ValueError, match="state 2"):
+        vec.step(actions)
+    with pytest.raises(ValueError, match="1-d array of 4"):
+        vec.step(np.zeros(3, dtype=np.int32))
+    with pytest.raises(TypeError, match="integer array"):
+        vec.step(np.zeros(4, dtype=np.float64))
+    with pytest.raises(ValueError):
+        vec.step(np.full(4, 2**40, dtype=np.int64))
+    assert [vec.state(i) for i in range(4)] == before
+    assert np.array_equal(vec.observations, obs)
+    for bad in (0, -1, True, 1.5):
+        with pytest.raises(ValueError):
+            meeple.VectorGame(game, bad)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_mcts_returns_a_legal_action_deterministically(name):
+    game = meeple.load(name)
+    state = game.new_initial_state(seed=4)
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    first = MCTS(game, simulations=100, seed=5).step(state)
+    assert first in state.legal_actions()
+    assert MCTS(game, simulations=100, seed=5).step(state) == first
+    two = MCTS(game, simulations=50, threads=2, seed=5)
+    assert two.step(state) in state.legal_actions()
+    assert sum(two.last_visits.values()) >= 100
+
+
+def test_mcts_rejects_bad_arguments():
+    game = meeple.load("abacuachego")
+    for kwargs in ({"simulations": 0}, {"threads": 0}, {"c": -1}, {"simulations": 1.5}):
+        with pytest.raises(ValueError):
+            MCTS(game, **kwargs)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    with pytest.raises(ValueError, match="over"):
+        MCTS(game, simulations=10).step(state)
+
+
+def test_mcts_bot_spec():
+    game = meeple.load("abacuachego")
+    bot = meeple.bots.make_bot("mcts:300", game, seed=1)
+    assert isinstance(bot, MCTS) and bot.simulations == 300
+    with pytest.raises(ValueError, match="mcts:1000"):
+        meeple.bots.make_bot("mcts:lots", game, seed=1)
+
+
+def _positions_with_a_winning_move(game, count):
+    """Positions (from random play) where some action wins at once and some does not."""
+    found, seed = [], 0
+    while len(found) < count:
+        seed += 1
+        rng = np.random.default_rng(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            mover, winning, other = state.current_player(), [], []
+            for a in state.legal_actions():
+                child = state.clone()
+                child.apply_action(int(a))
+                (winning if child.is_terminal() and child.returns()[mover] == 1 else other).append(int(a))
+            if winning and other:
+                found.append((state.clone(), winning))
+                break
+            legal = state.legal_actions()
+            state.apply_action(int(legal[rng.integers(len(legal))]))
+    return found
+
+
+def test_mcts_ranks_an_immediate_win_first():
+    """An action that wins at once is among the most visited (others may win surely too)."""
+    game = meeple.load("abacuachego")
+    for state, winning in _positions_with_a_winning_move(game, 5):
+        bot = MCTS(game, simulations=500, seed=1)
+        bot.step(state)
+        assert max(bot.last_visits[a] for a in winning) == max(bot.last_visits.values())
+
+
+STRENGTH = {"abacuachego": {}}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(STRENGTH))
+def test_mcts_beats_random(name):
+    """MCTS with 1,000 simulations wins at least 90% of 50 games against the random bot, both seats."""
+    game = meeple.load(name, **STRENGTH[name])
+    wins = 0
+    for i in range(50):
+        seat = i % 2
+        bots = [Random(seed=i), Random(seed=i)]
+        bots[seat] = MCTS(game, simulations=1000, seed=i)
+        record = play_game(game, bots, seed=i)
+        wins += record.returns[seat] > max(r for p, r in enumerate(record.returns) if p != seat)
+    assert wins >= 45, f"MCTS won {wins} of 50"
