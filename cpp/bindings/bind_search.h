@@ -35,6 +35,7 @@ class VectorEnv {
     states_.resize(static_cast<size_t>(n));
     episodes_.assign(static_cast<size_t>(n), 0);
     rngs_.resize(static_cast<size_t>(n));
+    next_random_.assign(static_cast<size_t>(n), -1);
     const G& g = *game_;
     players_ = g.num_players();
     obs_size_ = g.observation_size();
@@ -75,10 +76,20 @@ class VectorEnv {
     if (!actions) throw py::error_already_set();
     const int64_t* wide = actions.data();
     const G& g = *game_;
-    // Validate everything first: an illegal action anywhere leaves every state unchanged.
+    // Validate everything first (in parallel): an illegal action anywhere leaves every state
+    // unchanged.
+    std::vector<uint8_t> illegal(static_cast<size_t>(size()), 0);
+    {
+      py::gil_scoped_release release;
+      pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i)
+          illegal[static_cast<size_t>(i)] =
+              wide[i] < 0 || wide[i] >= actions_size_ ||
+              !g.is_legal(states_[static_cast<size_t>(i)], static_cast<Action>(wide[i]));
+      });
+    }
     for (int64_t i = 0; i < size(); ++i) {
-      if (wide[i] < 0 || wide[i] >= actions_size_ ||
-          !g.is_legal(states_[static_cast<size_t>(i)], static_cast<Action>(wide[i]))) {
+      if (illegal[static_cast<size_t>(i)]) {
         ActionList<G::kMaxActions> legal;
         g.legal_actions(states_[static_cast<size_t>(i)], legal);
         std::ostringstream message;
@@ -111,15 +122,9 @@ class VectorEnv {
   }
 
   // One uniformly random legal action per state (each slot's own generator), as numpy int32.
-  py::array_t<int32_t> random_actions() {
-    py::array_t<int32_t> out(size());
-    int32_t* o = out.mutable_data();
-    py::gil_scoped_release release;
-    pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i)
-        o[i] = sample_action(*game_, states_[static_cast<size_t>(i)], rngs_[static_cast<size_t>(i)]);
-    });
-    return out;
+  // Drawn while publishing the state, from the legal list already at hand.
+  py::array_t<int32_t> random_actions() const {
+    return py::array_t<int32_t>(size(), next_random_.data());
   }
 
   py::array_t<float> observations() const { return observations_; }
@@ -169,7 +174,7 @@ class VectorEnv {
     }
   }
 
-  void publish(int64_t i, const Buffers& b) const {
+  void publish(int64_t i, const Buffers& b) {
     const G& g = *game_;
     const State& s = states_[static_cast<size_t>(i)];
     const int player = g.current_player(s);
@@ -182,6 +187,10 @@ class VectorEnv {
     ActionList<G::kMaxActions> legal;
     if (!g.is_terminal(s)) g.legal_actions(s, legal);
     for (Action a : legal) mask[a] = 1;
+    next_random_[static_cast<size_t>(i)] =
+        legal.empty() ? -1
+                      : legal[static_cast<int>(rngs_[static_cast<size_t>(i)].uniform(
+                            static_cast<uint32_t>(legal.size())))];
   }
 
   std::shared_ptr<const G> game_;
@@ -190,6 +199,7 @@ class VectorEnv {
   std::vector<State> states_;
   std::vector<uint64_t> episodes_;
   std::vector<Rng> rngs_;
+  std::vector<int32_t> next_random_;
   int players_ = 0, obs_size_ = 0, actions_size_ = 0;
   py::array_t<float> observations_;
   py::array_t<uint8_t> masks_;
