@@ -159,7 +159,7 @@ def test_mcts_ranks_an_immediate_win_first():
         assert max(bot.last_visits[a] for a in winning) == max(bot.last_visits.values())
 
 
-STRENGTH = {"abacuachego": {}}
+STRENGTH = {"abacuachego": {}, "harmonies": {}, "imperial_harvest": {}}
 
 
 @pytest.mark.slow
