@@ -14,4 +14,9 @@ command -v ninja >/dev/null && gen=(-G Ninja)
 cmake -S . -B "$dir" "${gen[@]}" -DMEEPLE_WERROR=ON -DMEEPLE_BUILD_CPP_TESTS=ON \
   -Dpybind11_DIR="$(python -m pybind11 --cmakedir)" -DPython_EXECUTABLE="$(command -v python)" "${extra[@]}" >/dev/null
 cmake --build "$dir" -j2
-if [ "$mode" != sanitize ]; then cp "$dir"/_core*.so python/meeple/; fi
+# Replace the module by rename, never in place: running processes keep the old file mapped.
+if [ "$mode" != sanitize ]; then
+  for so in "$dir"/_core*.so; do
+    cp "$so" "python/meeple/.$(basename "$so").new" && mv -f "python/meeple/.$(basename "$so").new" "python/meeple/$(basename "$so")"
+  done
+fi

@@ -110,7 +110,9 @@ bool is_legal_anywhere(const G& game, const typename G::State& s, Action a) {
 }
 
 template <GameEngine G, class Traits>
-std::string illegal_action_message(const G& game, const typename G::State& s, long a) {
+std::string illegal_action_message(const G& game, const typename G::State& s,
+                                   const py::handle& given) {
+  const std::string a = py::repr(given).cast<std::string>();
   std::ostringstream out;
   if (game.is_terminal(s)) {
     out << "the game is over: no action is legal (got " << a << ")";
@@ -245,7 +247,7 @@ struct FastStateMethods {
     return guarded([&]() -> PyObject* {
       const long a = to_action_number(action);
       if (a < 0 || a > INT32_MAX || !is_legal_anywhere(*s->game, s->state, static_cast<Action>(a)))
-        throw py::value_error(illegal_action_message<G, Traits>(*s->game, s->state, a));
+        throw py::value_error(illegal_action_message<G, Traits>(*s->game, s->state, action));
       s->game->apply_action(s->state, static_cast<Action>(a));
       Py_RETURN_NONE;
     });
@@ -284,6 +286,15 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
   game_class
       .def_property_readonly("name", [](const G&) { return Traits::kName; })
       .def("parameters", [](const G& g) { return Traits::parameters(g); })
+      .def("__eq__",
+           [](const G& a, py::object other) -> py::object {
+             if (!py::isinstance<G>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+             return py::bool_(Traits::parameters(a).equal(Traits::parameters(other.cast<const G&>())));
+           })
+      .def("__hash__",
+           [](const G& g) {
+             return py::hash(py::make_tuple(Traits::kName, py::str(Traits::parameters(g))));
+           })
       .def("num_players", &G::num_players)
       .def("num_distinct_actions", &G::num_distinct_actions)
       .def("max_chance_outcomes", &G::max_chance_outcomes)
@@ -367,7 +378,7 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
           [](S& s, py::handle action) {
             const long a = to_action_number(action);
             if (a < 0 || a > INT32_MAX || !is_legal_anywhere(*s.game, s.state, static_cast<Action>(a)))
-              throw py::value_error(illegal_action_message<G, Traits>(*s.game, s.state, a));
+              throw py::value_error(illegal_action_message<G, Traits>(*s.game, s.state, action));
             s.game->apply_action(s.state, static_cast<Action>(a));
           },
           py::arg("action"))
@@ -456,10 +467,12 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
       .def("to_dict", [](const S& s) { return Traits::state_to_dict(*s.game, s.state); })
       .def("__str__", [](const S& s) { return s.game->to_string(s.state); })
       .def("__eq__",
-           [](const S& a, const S& b) {
-             return a.state == b.state &&
-                    (a.game == b.game ||
-                     Traits::parameters(*a.game).equal(Traits::parameters(*b.game)));
+           [](const S& a, py::object other) -> py::object {
+             if (!py::isinstance<S>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+             const S& b = other.cast<const S&>();
+             return py::bool_(a.state == b.state &&
+                              (a.game == b.game ||
+                               Traits::parameters(*a.game).equal(Traits::parameters(*b.game))));
            })
       .def_property_readonly_static("state_size_bytes",
                                     [](py::object) { return sizeof(State); });

@@ -135,11 +135,13 @@ def parse_game_string(text: str) -> tuple[str, dict[str, str]]:
             key, sep, value = part.partition("=")
             if not sep or not key.strip():
                 raise ValueError(f"cannot read parameter {part!r} in {text!r}; expected key=value")
+            if key.strip() in params:
+                raise ValueError(f"parameter {key.strip()!r} given twice in {text!r}")
             params[key.strip()] = value.strip()
     return m.group(1).replace("-", "_"), params
 
 
-def load(name: str, **params: Any):
+def load(name: str, /, **params: Any):
     """Returns the Game `name` with `params`; `name` may also be 'game(key=value,...)'.
 
     >>> game = load("abacuachego", parity="pit")

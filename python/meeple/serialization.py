@@ -11,6 +11,7 @@ the exact future of a state. Anything malformed, truncated or inconsistent raise
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -130,6 +131,8 @@ class Record:
         return state
 
     def to_document(self) -> dict:
+        if self.returns is not None and not all(math.isfinite(float(r)) for r in self.returns):
+            raise ValueError(f"record returns must be finite, got {self.returns!r}")
         doc = {"schema": RECORD_SCHEMA, "game": self.game, "parameters": dict(self.parameters),
                "seed": self.seed, "actions": [int(a) for a in self.actions]}
         if self.returns is not None:
@@ -155,8 +158,9 @@ class Record:
             raise ValueError("field 'actions' must be a list of ints")
         returns = doc.get("returns")
         if returns is not None and (not isinstance(returns, list) or
-                                    any(isinstance(r, bool) or not isinstance(r, (int, float)) for r in returns)):
-            raise ValueError("field 'returns' must be a list of numbers")
+                                    any(isinstance(r, bool) or not isinstance(r, (int, float))
+                                        or not math.isfinite(r) for r in returns)):
+            raise ValueError("field 'returns' must be a list of finite numbers")
         meta = doc.get("meta", {})
         if not isinstance(meta, dict):
             raise ValueError("field 'meta' must be an object")

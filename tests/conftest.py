@@ -1,0 +1,26 @@
+"""Shared fixtures: every generic test takes `case` (one game and rule variant from tests/games.py)
+and runs once per (game, variant) of `meeple.list_games()`."""
+from __future__ import annotations
+
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)  # `import games`, `import differential`
+try:
+    import meeple  # noqa: F401
+except ImportError:  # run from a checkout without PYTHONPATH=python
+    sys.path.insert(0, os.path.join(os.path.dirname(_HERE), "python"))
+
+import pytest
+
+from games import Case, cases
+
+CASES = cases()
+
+
+@pytest.fixture(params=CASES, ids=[c.id for c in CASES])
+def case(request) -> Case:
+    """One (game, variant) of the table in tests/games.py."""
+    return request.param

@@ -1,0 +1,154 @@
+"""The C++ engine against the pure-Python reference (tests/differential.py), per game and variant.
+
+- `test_differential_random_games[...]`: `entry.differential_games` (10,000) seeded random games per
+  variant, seeds 0..n-1, compared at every ply. Marked `slow`; one test per variant so
+  `pytest -n 2` spreads them. MEEPLE_DIFFERENTIAL_GAMES=n overrides the count (local runs).
+- `test_differential_smoke[...]`: `entry.differential_smoke_games` other seeds per variant, not slow.
+- `test_state_from_dict_agrees`: damaged/altered state dicts are accepted or rejected alike, and
+  accepted ones play on identically (this reaches positions random play rarely does).
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+reference = pytest.importorskip("meeple.reference")
+
+import meeple  # noqa: E402
+from differential import Mismatch, play_side_by_side, run_games  # noqa: E402
+from games import cases, random_game  # noqa: E402
+from json_mutation import mutated_document  # noqa: E402
+
+DIFF_CASES = [c for c in cases() if c.variant.differential and c.name in reference.list_games()]
+IDS = [c.id for c in DIFF_CASES]
+SMOKE_START = 1_000_000  # smoke seeds are disjoint from the slow test's 0..n-1
+
+
+def test_every_game_has_a_reference():
+    missing = [n for n in meeple.list_games() if n not in reference.list_games()]
+    assert not missing, f"no meeple.reference implementation for {missing}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
+def test_differential_random_games(case):
+    n = int(os.environ.get("MEEPLE_DIFFERENTIAL_GAMES", case.entry.differential_games))
+    stats = run_games(case.name, case.params, range(n))
+    assert stats["games"] == n
+
+
+@pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
+def test_differential_smoke(case):
+    run_games(case.name, case.params, range(SMOKE_START, SMOKE_START + case.entry.differential_smoke_games))
+
+
+@pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
+def test_same_game_description(case):
+    engine, ref = case.load(), case.load_reference()
+    assert engine.name == ref.name
+    assert engine.parameters() == ref.parameters()
+    for method in ("num_players", "num_distinct_actions", "max_chance_outcomes", "max_game_length"):
+        assert getattr(engine, method)() == getattr(ref, method)(), method
+    assert tuple(engine.observation_shape()) == tuple(ref.observation_shape())
+
+
+def test_mismatch_report_is_reproducible():
+    """The harness really compares: a reference that plays a different rule is caught, and the
+    report carries seed, ply, history and both states."""
+    engine = meeple.load("abacuachego")
+    ref = reference.load("abacuachego", parity="pit")
+    with pytest.raises(Mismatch) as info:
+        play_side_by_side(engine, ref, 5)
+    text = str(info.value)
+    for part in ("game seed 5", "ply ", "action history", "--- engine state", "--- reference state",
+                 "tests/differential.py abacuachego"):
+        assert part in text
+
+
+# ------------------------------------------------------------------------------- edge inputs
+
+ACTION_TEXTS = ["1cw", "1ccw", "3cw", "10ccw", "3 CW", " 3cw ", "3Cw", "3\tccw", "03cw", "003cw",
+                "0003cw", "001cw", "0cw", "11cw", "13cw", "+3cw", "-3cw", "3", "cw", "3cwcw", "3c w",
+                "3 c w", "1\x00cw", "3ccW", "२cw", "3cw\n", "", " "]
+
+
+@pytest.mark.parametrize("name", sorted({c.name for c in DIFF_CASES}))
+def test_string_to_action_agrees(name):
+    """Both sides read the same texts as the same actions and reject the same texts (DISAGREEMENT
+    when written: the engine reads '001cw' and '03cw' as pit 1/3, the reference rejects leading
+    zeros; neither rulebook nor protocol says which is right)."""
+    engine_state = meeple.load(name).new_initial_state()
+    ref_state = reference.load(name).new_initial_state()
+    differ = []
+    for text in ACTION_TEXTS:
+        results = []
+        for state in (engine_state, ref_state):
+            try:
+                results.append(state.string_to_action(text))
+            except ValueError:
+                results.append("ValueError")
+        if results[0] != results[1]:
+            differ.append(f"{text!r}: engine {results[0]}, reference {results[1]}")
+    assert not differ, "\n".join(differ)
+
+
+@pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
+def test_observation_players_agree(case):
+    for e, r in zip(random_game(case.load(), 2, max_actions=20), random_game(case.load_reference(), 2, max_actions=20)):
+        for p in range(case.load().num_players()):
+            assert np.array_equal(e.observation_tensor(p), np.asarray(r.observation_tensor(p), dtype=np.float32))
+        for bad in (-1, case.load().num_players()):
+            with pytest.raises(ValueError):
+                e.observation_tensor(bad)
+            with pytest.raises(ValueError):
+                r.observation_tensor(bad)
+
+
+# ------------------------------------------------------------------------------- state_from_dict
+
+_DICTS: dict = {}
+
+
+def _state_dict(case_index, seed, fraction):
+    key = (case_index, seed)
+    if key not in _DICTS:
+        _DICTS[key] = [s.to_dict() for s in random_game(DIFF_CASES[case_index].load(), seed)]
+    dicts = _DICTS[key]
+    return dicts[min(len(dicts) - 1, int(fraction * len(dicts)))]
+
+
+def _read(game, d):
+    # A non-dict may be refused with TypeError (the engine's binding takes a dict); a dict only
+    # with ValueError.
+    errors = ValueError if isinstance(d, dict) else (ValueError, TypeError)
+    try:
+        return game.state_from_dict(d), None
+    except errors as e:
+        return None, e
+
+
+@settings(max_examples=500, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(case_index=st.integers(0, max(0, len(DIFF_CASES) - 1)), seed=st.integers(0, 15),
+       fraction=st.floats(0, 1), data=st.data())
+def test_state_from_dict_agrees(case_index, seed, fraction, data):
+    if not DIFF_CASES:
+        pytest.skip("no game with a reference")
+    case = DIFF_CASES[case_index]
+    original = _state_dict(case_index, seed, fraction)
+    d = data.draw(mutated_document(original), label="state dict")
+    engine_game, ref_game = case.load(), case.load_reference()
+    e, e_error = _read(engine_game, json.loads(json.dumps(d)))
+    r, r_error = _read(ref_game, json.loads(json.dumps(d)))
+    assert (e is None) == (r is None), (
+        f"{case.id}: engine {'rejects: ' + str(e_error) if e is None else 'accepts'}, "
+        f"reference {'rejects: ' + str(r_error) if r is None else 'accepts'}: {d}")
+    if e is not None:
+        play_side_by_side(engine_game, ref_game, seed, engine_state=e, reference_state=r,
+                          rng=random.Random(seed), max_actions=25)
