@@ -1,0 +1,318 @@
+// Imperial Harvest (2 players), as docs/rules/imperial-harvest.md states it — part 1: board, turns,
+// hydras, scoring and the first-game teams (point numbers below refer to that document).
+//
+// Rules implemented (board geometry in board.h):
+//  - 7 rounds; each round the Imperial Servants (player 0) take a player turn, then the Northern
+//    Raiders (player 1) (16). A turn: `rest` one of three characters — not the one that rested on
+//    the team's previous turn (17) — then the two others, in the order the player picks, each
+//    `activate` (act until `end`) or `forfeit` (then move a hydra one step; only if a step
+//    exists) (18). After both the turn ends; the game ends when the Raiders end a turn with no
+//    strawberry on the board, or after round 7 (22).
+//  - Activation AP = card AP + strawberry bonus (while carrying) + Ballad − War Cry, never below 0;
+//    the bonus comes and goes with the first / last carried strawberry (19). Bards: ±1 to the
+//    active character within Manhattan 2 at its start or after any action, once per Bard (20).
+//  - Actions (21): move (orthogonal; Bards also diagonal, 10), pluck (+1 VP at once; full slots
+//    discard it), deposit (on / next to the own strawberry camp, all carried), pass (n to an
+//    adjacent character with room), discard, face (once, 14), abilities (28–32), end (always, D2).
+//    Steps (9): onto the board, not water, not across a hedge, along bridge axes. Diagonals (10):
+//    one of the two orthogonal routes open, never onto / off a bridge. A voluntary move into an
+//    occupied cell needs 1 AP left after it (11).
+//  - Adjacent (12): same cell or orthogonal neighbour without a hedge. LOS (13): own cell, then
+//    the ray in the facing direction, stopped by a hedge, the edge, or the first cell holding a
+//    character or hydra (which is in LOS).
+//  - Attacks (23): enemies only (D4), not protected: on their own character camp; within 2 legal
+//    steps of an allied Imperial Guardian (not the Guardian itself, D5); the Guardian against an
+//    attacker in its facing direction. Tower Shield also blocks Charm / Compulsion from there (24).
+//  - Defeat (25): carried strawberries leave the game, the character leaves the board and its
+//    owner picks a free cell of its character camp (`respawn`) at once — `current_player` is the
+//    owner until the queue (token order) is empty. An active character's defeat ends its
+//    activation.
+//  - Hydras (26, 27): after every action each hydra defeats every character on the 4 cells next to
+//    it (hedges and defences ignored, own camp excepted). A hydra steps along water; onto a bridge
+//    it dives and comes up past it.
+//  - Scoring (33): 1 VP per plucked strawberry, +1 per carried at the end, +2 per deposited.
+//    Returns ±1 by VP, 0 on equal VP.
+//
+// Decisions of this engine where the documents leave a choice (also in the final report):
+//  - A defeat that coincides with the end of a turn: the turn ends first (the next turn's `rest`
+//    becomes `resume_phase`); if the game ends there, nobody respawns (the queue is dropped and the
+//    defeated characters stay off the board, `cell` null).
+//  - A respawned character keeps its facing. At the game's end the turn fields are reset as at any
+//    turn's end (phase "rest", `resting` moved to `last_rested`, `done` emptied); round and team
+//    stay those of the last turn.
+//  - Ballad and War Cry newly in range after one action are summed before the "not below 0" clamp.
+//  - Tower Shield blocks every compulsion from its facing direction, not only the first.
+//  - The characters one action defeats join the respawn queue together, in token order.
+//  - State dict: `done` in the order the activations finished; hedges sorted as coordinate lists
+//    (x1, y1, x2, y2, the order of boards.json). Observation: "ground" is every cell outside the
+//    moat ring (bridges are not ground); "VP" is `vp(team)`.
+//  (The reference, python/meeple/reference/imperial_harvest.py R1–R12, reads the documents alike.)
+//
+// Layout: the state is a plain struct (see `State`): hedges as two 128-bit edge sets, strawberries
+// as a 128-bit cell set, 8 token slots (6 characters; 6..7 reserved) as byte arrays, and the turn /
+// activation / respawn-queue fields of the document's state dict. Character numbers and ability
+// costs are data (characters.json) held by the Game; each ability with an action has one legality
+// function and one effect function (`imperial_harvest.cpp`, section "Abilities"), dispatched by
+// the `Ability` enum — adding a character is adding its abilities there.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../common/core.h"
+#include "board.h"
+
+namespace meeple::imperial_harvest {
+
+inline constexpr int kTeams = 2;
+inline constexpr int kTeamSize = 3;
+inline constexpr int kCharacters = kTeams * kTeamSize;  // tokens 0..5
+inline constexpr int kTokens = 8;                       // 6..7 reserved (part 2: sentries)
+inline constexpr int kRounds = 7;
+inline constexpr int kMaxPlantedHedges = 4;  // box limits (spec: 4 hedge and 4 chopped-hedge tokens)
+inline constexpr int kMaxChoppedHedges = 4;
+inline constexpr int kMaxCompulsions = 3;
+inline constexpr int kMaxPass = 4;
+
+// Every ability of characters.json (names in kAbilityNames, same order).
+enum class Ability : uint8_t {
+  kChop, kBattleAxe, kThrowingAxe, kAgility, kWarCry, kInspirationalBallad, kCharm, kShadowWalk,
+  kCompulsion, kFeral, kWolfForm, kSprint, kTowerShield, kGuardian, kSpear, kGrapple,
+  kDragonPounce, kPlant, kPointOfOrder, kCommand, kSentry, kPoisonBlood, kSlither,
+  kPetrifyingGaze, kRetriever, kTerritorial, kBite, kHorns, kMasterOfTheLabyrinth, kCharge,
+  kAlluringGaze, kAuraOfTranquility, kChangeling, kVentriloquism, kArcanePuppetry, kCamouflage,
+  kArcher, kSilentSentinel, kCount
+};
+inline constexpr int kAbilityCount = static_cast<int>(Ability::kCount);
+inline constexpr const char* kAbilityNames[kAbilityCount] = {
+    "chop", "battle_axe", "throwing_axe", "agility", "war_cry", "inspirational_ballad", "charm",
+    "shadow_walk", "compulsion", "feral", "wolf_form", "sprint", "tower_shield", "guardian",
+    "spear", "grapple", "dragon_pounce", "plant", "point_of_order", "command", "sentry",
+    "poison_blood", "slither", "petrifying_gaze", "retriever", "territorial", "bite", "horns",
+    "master_of_the_labyrinth", "charge", "alluring_gaze", "aura_of_tranquility", "changeling",
+    "ventriloquism", "arcane_puppetry", "camouflage", "archer", "silent_sentinel"};
+constexpr uint64_t ability_bit(Ability a) { return uint64_t{1} << static_cast<int>(a); }
+
+// An ability's numbers from characters.json "abilities".
+struct AbilityRules {
+  int ap = 0;              // AP per use (compulsion: per step)
+  int per_activation = 0;  // 0: unlimited
+  int uses_per_game = 0;   // 0: unlimited
+  bool attack = false;
+  bool passive = false;
+};
+
+// One character card (characters.json; defaults already applied).
+struct CharacterSpec {
+  std::string id, name, faction, archetype;
+  int ap = 3, item_slots = 2, bonus_ap = 1;
+  std::vector<std::string> abilities;
+};
+
+struct GameSpec {
+  BoardSpec board;
+  std::array<std::array<CharacterSpec, kTeamSize>, kTeams> teams;  // token order (point 7)
+  std::array<AbilityRules, kAbilityCount> abilities{};
+};
+
+// A character of this game as the engine uses it.
+struct TokenInfo {
+  std::string id, name, short_name, qualified;
+  char letter = '?';  // on the drawn board: upper case imperial, lower case raiders
+  int team = 0;
+  int ap = 0, slots = 0, bonus = 0;
+  uint64_t abilities = 0;  // ability_bit set
+  int uses_per_game = -1;  // of its per-game limited ability (plant / chop), -1: none
+  bool has(Ability a) const { return (abilities & ability_bit(a)) != 0; }
+};
+
+enum Phase : uint8_t { kPhaseRest, kPhasePick, kPhaseAct, kPhaseHydra, kPhaseRespawn };
+inline constexpr const char* kPhaseNames[5] = {"rest", "pick", "act", "hydra", "respawn"};
+
+// Action ids (docs table; t = token 0..7, c = own character slot 0..2, d = direction).
+namespace act {
+inline constexpr int kRest = 0, kActivate = 3, kForfeit = 6, kHydra = 9, kMove = 17, kFace = 25,
+                     kPluck = 29, kDeposit = 30, kDiscard = 31, kEnd = 32, kPass = 33,
+                     kRespawn = 65, kGrapple = 69, kPounce = 165, kPlant = 169, kSpear = 173,
+                     kChop = 181, kAxe = 185, kThrow = 193, kCharm = 201, kShadow = 233,
+                     kCompel = 237, kCount = 269;
+}  // namespace act
+
+enum class Kind : uint8_t {
+  kRest, kActivate, kForfeit, kHydra, kMove, kFace, kPluck, kDeposit, kDiscard, kEnd, kPass,
+  kRespawn, kGrapple, kPounce, kPlant, kSpear, kChop, kAxe, kThrow, kCharm, kShadow, kCompel
+};
+// An action id taken apart: `a` is the slot / hydra / direction / token / camp cell, `b` the
+// direction / count / landing offset.
+struct Decoded {
+  Kind kind = Kind::kEnd;
+  uint8_t a = 0, b = 0;
+};
+
+// The activation in progress (all defaults when none).
+struct Activation {
+  uint64_t used = 0;  // once-per-activation abilities used, by ability_bit
+  uint8_t ap = 0;
+  uint8_t face_used = 0;
+  uint8_t bonus = 0;  // the strawberry bonus is counted in `ap`
+  uint8_t compulsions = 0;
+  uint8_t compel_target = kNone;
+  uint8_t ballad = 0;   // Bard tokens whose Ballad applied (bit per token)
+  uint8_t war_cry = 0;  // Bard tokens whose War Cry applied
+  bool operator==(const Activation&) const = default;
+};
+
+struct State {
+  Bits128 hedge_east, hedge_south;  // see board.h `Edge`
+  Bits128 strawberries;             // on the board
+  Activation activation;
+  std::array<uint8_t, kTokens> cell{};       // kNone: off the board (awaiting respawn / unused)
+  std::array<uint8_t, kTokens> facing{};     // Dir kN..kW
+  std::array<uint8_t, kTokens> carried{};    // strawberries
+  std::array<uint8_t, kTokens> uses_left{};  // per-game uses left (plant / chop), kNone: none
+  std::array<uint8_t, kTokens> queue{};      // respawn queue (first queue_count entries)
+  std::array<uint8_t, 2> hydra{};
+  std::array<uint8_t, 2> plucked{}, deposited{};  // per team
+  std::array<uint8_t, 2> last_rested{};           // per team, kNone: none
+  std::array<uint8_t, 2> done{};                  // first done_count entries, in order
+  uint8_t done_count = 0;
+  uint8_t queue_count = 0;
+  uint8_t hedges_planted = 0, hedges_chopped = 0;
+  uint8_t round = 1, team = 0;
+  uint8_t phase = kPhaseRest, resume_phase = kNone;
+  uint8_t resting = kNone, active = kNone;
+  int8_t player = 0;  // current player, or kTerminalPlayer
+  uint32_t move_number = 0;
+
+  bool operator==(const State&) const = default;
+};
+static_assert(sizeof(State) <= 512, "a state must stay small: clone = copy");
+
+class Game {
+ public:
+  static constexpr int kMaxActions = act::kCount;
+  static constexpr int kMaxChanceOutcomes = 0;
+  static constexpr int kObservationSize = 17 * kCells + kCharacters * 12 + 13 + 6;  // 1791
+  using State = imperial_harvest::State;
+  using Actions = ActionList<kMaxActions>;
+
+  // Throws std::invalid_argument naming what is wrong with `spec`.
+  explicit Game(const GameSpec& spec);
+
+  const Board& board() const { return board_; }
+  const TokenInfo& token(int t) const { return tokens_[t]; }
+  const AbilityRules& rules(Ability a) const { return abilities_[static_cast<int>(a)]; }
+
+  int num_players() const { return 2; }
+  int num_distinct_actions() const { return act::kCount; }
+  int max_chance_outcomes() const { return 0; }
+  int observation_size() const { return kObservationSize; }
+  int max_game_length() const { return max_game_length_; }
+
+  State initial_state(uint64_t /*seed: no chance in this game*/) const;
+
+  int current_player(const State& s) const { return s.player; }
+  bool is_terminal(const State& s) const { return s.player == kTerminalPlayer; }
+  bool is_chance_node(const State&) const { return false; }
+  int move_number(const State& s) const { return s.move_number; }
+
+  void legal_actions(const State& s, Actions& out) const;
+  bool is_legal(const State& s, Action a) const;
+  void apply_action(State& s, Action a) const;
+  void returns(const State& s, double* out) const;
+  void observation(const State& s, int player, float* out) const;
+  template <class List>
+  void chance_outcomes(const State&, List&) const {}
+
+  // VP of `team` if the game ended now: plucked + carried + 2 × deposited (point 33).
+  int vp(const State& s, int team) const;
+
+  std::string action_to_string(const State& s, Action a) const;
+  Action string_to_action(const State& s, const std::string& text) const;  // -1 if none
+  std::string to_string(const State& s) const;
+  // Empty if `s` is a position of this game the rules can hold; else what is wrong.
+  std::string check_consistency(const State& s) const;
+
+  static Decoded decode(Action a);
+  static int team_of(int t) { return t < kTeamSize ? 0 : 1; }
+  // The text naming token t as an action target in `s` (docs: "x,y", "x,y:short", ...).
+  std::string target_name(const State& s, int t) const;
+
+ private:
+  // --- geometry on a state
+  bool hedge(const State& s, int c, int d) const {
+    const Edge e = board_.edge(c, d);
+    return (e.south ? s.hedge_south : s.hedge_east).test(e.bit);
+  }
+  uint8_t steps(const State& s, int c) const;             // legal orthogonal steps (point 9)
+  bool diagonal_ok(const State& s, int c, int d) const;   // point 10, d in kNE..kNW
+  int diagonal_target(int c, int d) const;                // kNone off the board
+  bool adjacent(const State& s, int a, int b) const;      // point 12
+  bool within_two_steps(const State& s, int from, int to) const;  // point 15
+  Bits128 occupied(const State& s) const;                 // cells holding a token
+  bool other_token_at(const State& s, int c, int t) const;
+  Bits128 line_of_sight(const State& s, int t, int range) const;  // point 13
+  bool in_facing_direction(int c, int facing, int from) const;
+  bool attack_protected(const State& s, int target, int attacker_cell) const;  // point 23
+  bool shield_blocks(const State& s, int target, int from_cell) const;         // point 24
+  bool enemy(int t, int u) const { return tokens_[t].team != tokens_[u].team; }
+  bool present(const State& s, int t) const { return t < num_tokens_ && s.cell[t] != kNone; }
+
+  // --- turn structure
+  int slot_token(const State& s, int c) const { return s.team * kTeamSize + c; }
+  bool is_done(const State& s, int t) const;
+  bool can_rest(const State& s, int c) const;
+  bool can_activate(const State& s, int c) const;
+  bool can_forfeit(const State& s, int c) const;
+  bool hydra_step_ok(const State& s, int h, int d) const;
+  bool any_hydra_step(const State& s) const;
+  bool respawn_ok(const State& s, int r) const;
+  void start_activation(State& s, int t) const;
+  void end_activation(State& s) const;
+  void after_activation(State& s) const;
+  void end_turn(State& s) const;
+  void defeat(State& s, int t) const;
+  void resolve_hydras(State& s) const;
+  void bard_check(State& s) const;
+  void settle(State& s, int queued_before) const;
+  static uint8_t& flow_phase(State& s) { return s.phase == kPhaseRespawn ? s.resume_phase : s.phase; }
+  void gain_strawberry(State& s, int t) const;
+  void lose_strawberries(State& s, int t, int n) const;
+  bool can_enter(const State& s, int t, int dest, int cost) const;  // point 11
+  void pay(State& s, int cost) const { s.activation.ap = static_cast<uint8_t>(s.activation.ap - cost); }
+
+  // --- the activation's actions (generation, legality, effect)
+  void legal_act(const State& s, Actions& out) const;
+  bool legal_act_action(const State& s, const Decoded& d) const;
+  void apply_act(State& s, const Decoded& d) const;
+  bool move_ok(const State& s, int d) const;
+  bool near_own_strawberry_camp(const State& s, int t) const;
+  bool pass_ok(const State& s, int u, int n) const;
+
+  // --- Abilities: one legality function (and one effect where not a plain move) per ability.
+  int cost(Ability a) const { return abilities_[static_cast<int>(a)].ap; }
+  bool once_used(const State& s, Ability a) const;
+  void gen_abilities(const State& s, Actions& out) const;
+  bool grapple_ok(const State& s, int u, int o) const;   // Monk
+  bool pounce_ok(const State& s, int d) const;           // Monk
+  bool plant_ok(const State& s, int d) const;            // Monk
+  bool spear_ok(const State& s, int u) const;            // Imperial Guardian
+  bool chop_ok(const State& s, int d) const;             // Barbarian
+  bool axe_ok(const State& s, int u) const;              // Barbarian
+  bool throw_ok(const State& s, int u) const;            // Barbarian
+  bool charm_ok(const State& s, int u, int d) const;     // Sorceress
+  bool shadow_ok(const State& s, int d) const;           // Sorceress
+  bool compel_ok(const State& s, int u, int d) const;    // Sorceress
+
+  Board board_;
+  std::array<AbilityRules, kAbilityCount> abilities_{};
+  std::array<TokenInfo, kTokens> tokens_{};
+  int num_tokens_ = kCharacters;
+  std::vector<int> bards_;  // tokens with War Cry or Inspirational Ballad
+  std::vector<int> guardians_;  // tokens with the Guardian ability
+  int max_game_length_ = 0;
+};
+
+}  // namespace meeple::imperial_harvest
