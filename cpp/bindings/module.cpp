@@ -7,6 +7,8 @@ namespace py = pybind11;
 
 namespace meeple::bindings {
 void bind_abacuachego(py::module_& m);
+void bind_harmonies(py::module_& m);
+void bind_imperial_harvest(py::module_& m);
 }
 
 PYBIND11_MODULE(_core, m) {
@@ -19,4 +21,6 @@ PYBIND11_MODULE(_core, m) {
   m.attr("SANITIZED") = false;
 #endif
   meeple::bindings::bind_abacuachego(m);
+  meeple::bindings::bind_harmonies(m);
+  meeple::bindings::bind_imperial_harvest(m);
 }

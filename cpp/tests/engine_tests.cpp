@@ -4,10 +4,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "abacuachego/abacuachego.h"
+#include "harmonies/harmonies.h"
+#include "imperial_harvest_data.h"
 #include "common/game_concept.h"
 
 namespace {
@@ -110,10 +114,93 @@ void check_abacuachego() {
               static_cast<unsigned long long>(meeple::perft(game, start, 4)));
 }
 
+#ifndef MEEPLE_SOURCE_DIR
+#define MEEPLE_SOURCE_DIR "."
+#endif
+
+void check_harmonies() {
+  using namespace meeple::harmonies;
+  const std::string path = MEEPLE_SOURCE_DIR "/python/meeple/data/harmonies/cards.json";
+  std::ifstream file(path);
+  CHECK(file.good());
+  std::stringstream text;
+  text << file.rdbuf();
+  const CardData cards = parse_cards_json(text.str());
+  CHECK(cards.cards.size() == 42);
+  struct Variant {
+    const char* label;
+    Params params;
+  };
+  const Variant variants[] = {
+      {"2p A", {2, 0, false, false}},          {"2p B spirits", {2, 1, true, false}},
+      {"4p A", {4, 0, false, false}},          {"solo A", {1, 0, false, false}},
+      {"3p A spirits explicit", {3, 0, true, true}}, {"solo B spirits explicit", {1, 1, true, true}},
+      {"4p B explicit", {4, 1, false, true}},
+  };
+  for (const Variant& v : variants) {
+    const Game game(v.params, cards);
+    auto consistent = [&](const State& s) {
+      if (!game.check_consistency(s).empty()) {
+        std::fprintf(stderr, "%s\n%s", game.check_consistency(s).c_str(), game.to_string(s).c_str());
+        return false;
+      }
+      if (!game.is_chance_node(s) && !game.is_terminal(s)) {  // bit-parallel habitats = per-cell test
+        const PlayerState& p = s.players[s.turn_player];
+        for (int j = 0; j < p.held; ++j)
+          for (int x = 0; x < game.geometry().ncells; ++x)
+            if (((game.cube_targets(p, p.card[j]) >> x) & 1u) !=
+                (!((p.cubes >> x) & 1u) && game.habitat_matches(p, p.card[j], x)))
+              return false;
+      }
+      if (game.is_chance_node(s)) {  // outcome probabilities sum to 1
+        meeple::FixedList<meeple::ChanceOutcome, Game::kMaxChanceOutcomes> outcomes;
+        game.chance_outcomes(s, outcomes);
+        double sum = 0;
+        for (const auto& o : outcomes) sum += o.probability;
+        if (outcomes.empty() || sum < 1 - 1e-12 || sum > 1 + 1e-12) return false;
+      }
+      return true;
+    };
+    check_random_games(game, 200, 11, consistent, ("harmonies " + std::string(v.label)).c_str());
+  }
+}
+
+void check_imperial_harvest() {
+  namespace ih = meeple::imperial_harvest;
+  for (const bool symmetric : {false, true}) {
+    const ih::Game game(ih::test_data::standard_spec(symmetric));
+    auto consistent = [&](const ih::State& s) {
+      const std::string problem = game.check_consistency(s);
+      if (!problem.empty()) std::fprintf(stderr, "%s\n%s", problem.c_str(), game.to_string(s).c_str());
+      return problem.empty();
+    };
+    check_random_games(game, 400, 5, consistent,
+                       symmetric ? "imperial_harvest symmetric" : "imperial_harvest standard");
+    // Action names round-trip and the board drawing works, on a few whole games.
+    for (int i = 0; i < 10; ++i) {
+      meeple::Rng rng(meeple::derive_seed(17, static_cast<uint64_t>(i)));
+      ih::State s = game.initial_state(0);
+      while (!game.is_terminal(s)) {
+        ih::Game::Actions actions;
+        game.legal_actions(s, actions);
+        CHECK(std::is_sorted(actions.begin(), actions.end()));  // generated in increasing id
+        for (meeple::Action a : actions) CHECK(game.string_to_action(s, game.action_to_string(s, a)) == a);
+        CHECK(!game.to_string(s).empty());
+        game.apply_action(s, meeple::sample_action(game, s, rng));
+      }
+    }
+  }
+  const ih::Game game(ih::test_data::standard_spec());
+  std::printf("ok   imperial_harvest sizeof(State) = %zu, perft(5) = %llu\n", sizeof(ih::State),
+              static_cast<unsigned long long>(meeple::perft(game, game.initial_state(0), 5)));
+}
+
 }  // namespace
 
 int main() {
   check_abacuachego();
+  check_harmonies();
+  check_imperial_harvest();
   if (failures) {
     std::fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

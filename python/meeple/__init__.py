@@ -5,13 +5,13 @@ pure-Python reference (`meeple.reference`):
 
 >>> import meeple
 >>> meeple.list_games()
-['abacuachego']
+['abacuachego', 'harmonies', 'imperial_harvest']
 >>> game = meeple.load("abacuachego")
 >>> state = game.new_initial_state(seed=1)
 >>> while not state.is_terminal():
-...     state.apply_action(state.legal_actions()[0])
->>> state.returns().tolist()
-[1.0, -1.0]
+...     state.apply_action(state.legal_actions()[-1])  # always the highest-numbered move
+>>> state.returns().tolist(), state.move_number()
+([1.0, -1.0], 49)
 """
 from __future__ import annotations
 
@@ -22,13 +22,20 @@ from ._core import CHANCE, TERMINAL
 from ._protocol import install as _install
 from ._registry import list_games, load
 from .serialization import Record, from_json
+from .vector import VectorGame
 from . import abacuachego  # noqa: F401  (registers the game)
+from . import harmonies  # noqa: F401  (registers the game)
+from . import imperial_harvest  # noqa: F401  (registers the game)
 
 __version__ = "0.1.0"
-__all__ = ["load", "list_games", "from_json", "Record", "random_playouts", "Playouts",
+__all__ = ["load", "list_games", "from_json", "Record", "random_playouts", "Playouts", "VectorGame",
            "CHANCE", "TERMINAL", "__version__"]
 
-for _game_class, _state_class in ((abacuachego.Game, abacuachego.State),):
+for _game_class, _state_class in (
+    (abacuachego.Game, abacuachego.State),
+    (harmonies.Game, harmonies.State),
+    (imperial_harvest.Game, imperial_harvest.State),
+):
     _install(_game_class, _state_class)
 
 Playouts = namedtuple("Playouts", ["returns", "lengths"])
@@ -54,3 +61,6 @@ def random_playouts(game, n: int, seed: int = 0, threads: int = 1) -> Playouts:
         raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
     returns, lengths = game.random_playouts(n, seed, threads)
     return Playouts(returns, lengths)
+
+
+from . import bots, reference  # noqa: E402  (meeple.bots.MCTS, meeple.reference.load after `import meeple`)

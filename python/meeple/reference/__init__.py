@@ -10,6 +10,8 @@ import importlib
 # game name -> (module in this package, Game class). Adding a game is one line here.
 _GAMES = {
     "abacuachego": ("abacuachego", "AbacuachegoGame"),
+    "imperial_harvest": ("imperial_harvest", "ImperialHarvestGame"),
+    "harmonies": ("harmonies", "HarmoniesGame"),
 }
 
 

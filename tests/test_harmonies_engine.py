@@ -1,0 +1,660 @@
+"""The Harmonies C++ engine (meeple.harmonies): exact scoring of real final boards, state layout,
+random-game invariants for the main configurations in both chance modes, documents, and a few
+rules checked on hand-built positions (docs/rules/harmonies.md; the main rule tests are in
+tests/test_harmonies_rules.py)."""
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+import random
+from importlib import resources
+
+import numpy as np
+import pytest
+
+import meeple
+from meeple.harmonies import score
+
+COLOURS = ["blue", "gray", "brown", "green", "yellow", "red"]
+BGA = json.loads((resources.files("meeple") / "data" / "harmonies" / "bga_final_boards.json").read_text())
+CARDS = json.loads((resources.files("meeple") / "data" / "harmonies" / "cards.json").read_text())
+CUBES = {c["id"]: len(c["points"]) for c in CARDS["animal_cards"]} | {c["id"]: 1 for c in CARDS["spirit_cards"]}
+NAMES = {c["id"]: c["name"] for c in CARDS["animal_cards"]} | {c["id"]: "spirit-" + c["name"] for c in CARDS["spirit_cards"]}
+
+CONFIGS = [
+    pytest.param({"players": 2, "side": "A"}, id="2p-A"),
+    pytest.param({"players": 2, "side": "B", "spirits": True}, id="2p-B-spirits"),
+    pytest.param({"players": 4}, id="4p"),
+    pytest.param({"players": 1}, id="solo"),
+]
+
+
+def load(chance="implicit", **params):
+    return meeple.load("harmonies", chance=chance, **params)
+
+
+# ------------------------------------------------------------------------------ helpers
+
+
+def canonical_cards(cards):
+    """A BGA card list in state-dict order: unfinished first (as listed), then finished by id."""
+    unfinished = [c for c in cards if c["cubes_placed"] < CUBES[c["id"]]]
+    finished = sorted((c for c in cards if c["cubes_placed"] == CUBES[c["id"]]), key=lambda c: c["id"])
+    return [dict(c) for c in unfinished + finished]
+
+
+def take_card(d, card_id):
+    """Removes an animal card from the deck or display of state dict `d` (a display slot is
+    refilled from the deck so the position stays one the game can show)."""
+    if card_id in d["deck"]:
+        d["deck"].remove(card_id)
+    elif card_id in d["display"]:
+        slot = d["display"].index(card_id)
+        d["display"][slot] = d["deck"].pop(0) if d["deck"] else None
+    else:
+        raise AssertionError(f"card {card_id} not available")
+
+
+def put_board(d, player, board, cubes=(), cards=()):
+    """Gives `player` the board (cells -> stacks), cubes and cards, taking tokens from the pouch and
+    cards from the deck/display/spirit deck so every total stays right."""
+    p = d["players"][player]
+    for cell, stack in board.items():
+        for colour in p["board"][cell]:
+            d["pouch"][colour] += 1
+        p["board"][cell] = list(stack)
+        for colour in stack:
+            d["pouch"][colour] -= 1
+            assert d["pouch"][colour] >= 0, f"not enough {colour} tokens"
+    p["cubes"] = sorted(cubes, key=lambda c: list(p["board"]).index(c))
+    for c in cards:
+        if c["id"] <= 32:
+            take_card(d, c["id"])
+        else:
+            if c["id"] in d["spirit_deck"]:
+                d["spirit_deck"].remove(c["id"])
+            p["spirit_options"] = []
+    p["cards"] = canonical_cards(cards)
+    return d
+
+
+def state_with(game, seed=0, boards=(), **fields):
+    """A state of `game` at the start of player 0's first turn with the given boards
+    [(player, board, cubes, cards), ...] and top-level fields replaced."""
+    d = game.new_initial_state(seed=seed).to_dict()
+    for player, board, cubes, cards in boards:
+        put_board(d, player, board, cubes, cards)
+    d.update(fields)
+    return game.state_from_dict(d)
+
+
+def bga_state(case):
+    """The two final boards of a BGA case in a 2-player spirits state: each player keeps the
+    spirit of the case, the two other dealt spirits are discarded (6 stay in the spirit deck)."""
+    game = load(spirits=True, side=case["side"])
+    d = game.new_initial_state(seed=1).to_dict()
+    for i, player in enumerate(case["players"]):
+        put_board(d, i, player["board"], player["cubes"], player["cards"])
+    kept = {c["id"] for player in case["players"] for c in player["cards"] if c["id"] > 32}
+    d["spirit_deck"] = [s for s in range(33, 43) if s not in kept][:6]
+    # the game is over: player 1 has just ended the last turn (the space taken stays empty)
+    for colour in d["central"][0]:
+        d["pouch"][colour] += 1
+    d["central"][0] = []
+    for p in d["players"]:
+        p["turns"] = 16
+    d.update(turn_player=1, took_tokens=True, end_triggered=True, current_player=meeple.TERMINAL)
+    return game.state_from_dict(d)
+
+
+def random_states(game, seed, rng=None):
+    """Yields (state, action) along one random game (action None at the end)."""
+    rng = rng or random.Random(seed)
+    state = game.new_initial_state(seed=seed)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            action = rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0]
+        else:
+            legal = state.legal_actions()
+            action = int(legal[rng.randrange(len(legal))])
+        yield state, action
+        state.apply_action(action)
+    yield state, None
+
+
+# ------------------------------------------------------------------------------ scoring
+
+
+@pytest.mark.parametrize("case", BGA["cases"], ids=[c["name"] for c in BGA["cases"]])
+def test_bga_final_boards_score_exactly(case):
+    for player in case["players"]:
+        assert score(player, side=case["side"])["total"] == player["expected_score"]
+        assert score(player["board"], case["side"], player["cards"])["total"] == player["expected_score"]
+        # the module-level C++ function gives the same
+        direct = meeple._core.harmonies_score_board(player["board"], case["side"], player["cards"], CARDS)
+        assert direct == score(player, side=case["side"])
+
+
+@pytest.mark.parametrize("case", BGA["cases"], ids=[c["name"] for c in BGA["cases"]])
+def test_bga_final_boards_through_a_state(case):
+    state = bga_state(case)
+    for i, player in enumerate(case["players"]):
+        breakdown = state.score_breakdown(i)
+        assert breakdown["total"] == player["expected_score"]
+        assert breakdown["total"] == sum(breakdown[k] for k in
+                                         ("trees", "mountains", "fields", "buildings", "water", "animals", "spirit"))
+        board = state.board(i)
+        assert board["board"] == {k: v for k, v in board["board"].items()} and set(board["board"]) == set(player["board"])
+        assert all(board["board"][k] == v for k, v in player["board"].items())
+        assert board["cubes"] == sorted(player["cubes"], key=list(board["board"]).index)
+        assert board["cards"] == canonical_cards(player["cards"])
+        assert score(board, side=case["side"]) == breakdown
+    # round trip of such a state, and its result
+    assert state.is_terminal() and state.game.state_from_dict(state.to_dict()) == state
+    a, b = (state.score_breakdown(i) for i in range(2))
+    if (a["total"], a["cubes"]) != (b["total"], b["cubes"]):
+        winner = 0 if (a["total"], a["cubes"]) > (b["total"], b["cubes"]) else 1
+        assert list(state.returns()) == ([1.0, -1.0] if winner == 0 else [-1.0, 1.0])
+
+
+def test_score_breakdown_parts():
+    # Two adjacent mountains (1 + 3), a lone one (0); trees 1 + 3 + 7; a field of 2 (5) and a lone
+    # yellow (0); a river of 3 in a line (5).
+    board = {"0,0": ["gray"], "0,1": ["gray", "gray"], "2,4": ["gray"],
+             "4,0": ["green"], "4,1": ["brown", "green"], "4,2": ["brown", "brown", "green"],
+             "2,0": ["yellow"], "2,1": ["yellow"], "1,3": ["yellow"],
+             "3,0": ["blue"], "3,1": ["blue"], "3,2": ["blue"]}
+    s = score(board)
+    assert (s["mountains"], s["trees"], s["fields"], s["water"]) == (4, 11, 5, 5)
+    assert s["buildings"] == s["animals"] == s["spirit"] == s["cubes"] == 0
+    assert s["total"] == 25
+
+
+def test_water_is_the_longest_shortest_path():
+    # A ring of 6 blue around 2,2: every shortest path has at most 4 tokens -> 8 points.
+    ring = {c: ["blue"] for c in ("2,1", "3,1", "3,2", "2,3", "1,2", "1,1")}
+    assert score(ring)["water"] == 8
+    # A straight column of 5 -> 11; two columns of 5 and 2 -> still 11 (longest river only).
+    assert score({f"0,{r}": ["blue"] for r in range(5)})["water"] == 11
+    column = {f"0,{r}": ["blue"] for r in range(5)} | {"4,0": ["blue"], "4,1": ["blue"]}
+    assert score(column)["water"] == 11
+    # 8 tokens on the longest shortest path -> 15 + 4 + 4 (4,0 is a leaf beside the path:
+    # 3,0 touches 4,1 directly)
+    path = {f"{c},0": ["blue"] for c in range(5)} | {f"4,{r}": ["blue"] for r in range(1, 5)}
+    assert score(path)["water"] == 23
+    # the column 0,0..0,4 with 1,3 2,4 3,3: 0,3 touches 1,3, so 7 tokens -> 19
+    branch = {f"0,{r}": ["blue"] for r in range(5)} | {"1,3": ["blue"], "2,4": ["blue"], "3,3": ["blue"]}
+    assert score(branch)["water"] == 19
+    assert score({"2,2": ["blue"]})["water"] == 0
+
+
+def test_side_b_islands():
+    assert score({}, side="B")["water"] == 5  # the empty board is one island
+    # a column of blue splits the board in two
+    wall = {f"3,{r}": ["blue"] for r in range(3)}
+    assert score(wall, side="B")["water"] == 10
+    with pytest.raises(ValueError, match="4,4"):
+        score({"4,4": ["blue"]}, side="B")  # not a side B cell
+
+
+def cells_of(side):
+    heights = [5, 4, 5, 4, 5] if side == "A" else [4, 3, 4, 3, 4, 3, 4]
+    return [(c, r) for c in range(len(heights)) for r in range(heights[c])]
+
+
+def neighbours(cell, cells):
+    c, r = cell
+    steps = ((0, -1), (1, -1), (1, 0), (0, 1), (-1, 0), (-1, -1)) if c % 2 == 0 else \
+            ((0, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0))
+    return [(c + dc, r + dr) for dc, dr in steps if (c + dc, r + dr) in cells]
+
+
+def groups(members, cells):
+    members, out = set(members), []
+    while members:
+        todo, group = [members.pop()], set()
+        while todo:
+            x = todo.pop()
+            group.add(x)
+            for n in neighbours(x, cells):
+                if n in members:
+                    members.discard(n)
+                    todo.append(n)
+        out.append(group)
+    return out
+
+
+def slow_board_score(board, side):
+    """Trees, mountains, fields, buildings and water written plainly from the rules (point 18-19)."""
+    cells = set(cells_of(side))
+    stack = {cell: tuple(board.get(f"{cell[0]},{cell[1]}", ())) for cell in cells}
+    trees = {("green",): 1, ("brown", "green"): 3, ("brown", "brown", "green"): 7}
+    mountain = {("gray",): 1, ("gray", "gray"): 3, ("gray", "gray", "gray"): 7}
+    out = {"trees": sum(trees.get(s, 0) for s in stack.values())}
+    out["mountains"] = sum(mountain[s] for x, s in stack.items() if s in mountain
+                           and any(stack[n] in mountain for n in neighbours(x, cells)))
+    out["fields"] = 5 * sum(len(g) >= 2 for g in groups([x for x, s in stack.items() if s == ("yellow",)], cells))
+    buildings = [x for x, s in stack.items() if len(s) == 2 and s[1] == "red"]
+    out["buildings"] = 5 * sum(len({stack[n][-1] for n in neighbours(x, cells) if stack[n]}) >= 3 for x in buildings)
+    blue = [x for x, s in stack.items() if s == ("blue",)]
+    if side == "A":
+        longest = 0
+        for g in groups(blue, cells):
+            for start in g:
+                dist, todo = {start: 0}, [start]
+                for x in todo:
+                    for n in neighbours(x, cells):
+                        if n in g and n not in dist:
+                            dist[n] = dist[x] + 1
+                            todo.append(n)
+                longest = max(longest, max(dist.values()) + 1)
+        out["water"] = [0, 0, 2, 5, 8, 11, 15][longest] if longest <= 6 else 15 + 4 * (longest - 6)
+    else:
+        out["water"] = 5 * len(groups([x for x in cells if x not in blue], cells))
+    return out
+
+
+STACKS = [[], ["blue"], ["blue"], ["yellow"], ["yellow"], ["green"], ["brown", "green"], ["brown", "brown", "green"],
+          ["gray"], ["gray", "gray"], ["gray", "gray", "gray"], ["gray", "red"], ["brown", "red"], ["red", "red"],
+          ["brown"], ["brown", "brown"], ["red"]]
+
+
+@pytest.mark.parametrize("side", ["A", "B"])
+def test_scoring_matches_a_plain_implementation(side):
+    rng = random.Random(side)
+    for _ in range(3000):
+        weights = [rng.random() for _ in STACKS]
+        board = {f"{c},{r}": rng.choices(STACKS, weights)[0] for c, r in cells_of(side)}
+        got = score(board, side=side)
+        want = slow_board_score(board, side)
+        assert {k: got[k] for k in want} == want, board
+
+
+def test_buildings_need_three_colours_around():
+    base = {"2,2": ["gray", "red"], "2,1": ["blue"], "3,2": ["yellow"]}
+    assert score(base)["buildings"] == 0
+    assert score(base | {"1,2": ["brown", "green"]})["buildings"] == 5   # green top
+    assert score(base | {"1,2": ["brown", "red"]})["buildings"] == 5     # red top (a building)
+    assert score(base | {"1,2": ["yellow"]})["buildings"] == 0           # yellow again
+
+
+def test_animal_and_spirit_cards():
+    frog = {"id": 5, "cubes_placed": 3}  # points 2/4/6/10/15 -> 6
+    assert score({}, cards=[frog])["animals"] == 6
+    assert score({}, cards=[frog])["cubes"] == 3
+    assert score({}, cards=[{"id": 5, "cubes_placed": 0}])["animals"] == 0
+    trees = {"4,0": ["green"], "4,1": ["brown", "green"], "4,2": ["brown", "brown", "green"]}
+    assert score(trees, cards=[{"id": 36, "cubes_placed": 1}])["spirit"] == 3 + 3 + 1  # owl
+    assert score(trees, cards=[{"id": 36, "cubes_placed": 0}])["spirit"] == 0
+    assert score(trees, cards=[{"id": 36, "cubes_placed": 1}])["cubes"] == 0  # spirit cube not counted
+    yellow = {"0,0": ["yellow"], "0,1": ["yellow"], "0,2": ["yellow"], "4,4": ["yellow"], "2,0": ["yellow"], "3,0": ["yellow"]}
+    assert score(yellow, cards=[{"id": 33, "cubes_placed": 1}])["spirit"] == 10 + 2 + 2  # lion: 3, 1, 2
+
+
+def test_score_rejects_bad_boards():
+    with pytest.raises(ValueError, match="stacking"):
+        score({"0,0": ["blue", "blue"]})
+    with pytest.raises(ValueError, match="colour"):
+        score({"0,0": ["purple"]})
+    with pytest.raises(ValueError):
+        score({"9,9": ["blue"]})
+    with pytest.raises(ValueError):
+        score({}, cards=[{"id": 99, "cubes_placed": 0}])
+    with pytest.raises(ValueError):
+        score({}, cards=[{"id": 5, "cubes_placed": 6}])
+    with pytest.raises(ValueError):
+        score({}, cards=[{"id": 5, "cubes_placed": 1}, {"id": 5, "cubes_placed": 1}])
+    with pytest.raises(ValueError):
+        score({}, side="C")
+    with pytest.raises(ValueError):
+        score([])
+
+
+# ------------------------------------------------------------------------------ layout
+
+
+def test_state_size():
+    size = meeple.harmonies.State.state_size_bytes
+    assert size <= 512
+    for players in (1, 2, 3, 4):
+        assert type(load(players=players).new_initial_state()).state_size_bytes == size
+
+
+def test_game_description():
+    for players in (1, 2, 3, 4):
+        for chance in ("implicit", "explicit"):
+            game = load(players=players, chance=chance)
+            assert game.num_distinct_actions() == 268
+            assert game.max_chance_outcomes() == 43
+            assert game.observation_shape() == (players * 612 + 256 + players,)
+            assert game.max_game_length() == 1000
+            assert game.num_players() == players
+    with pytest.raises(ValueError):
+        load(players=5)
+    with pytest.raises(ValueError):
+        load(side="C")
+    with pytest.raises(ValueError):
+        load(chance="sometimes")
+
+
+# ------------------------------------------------------------------------------ random games
+
+
+@pytest.mark.parametrize("chance", ["implicit", "explicit"])
+@pytest.mark.parametrize("params", CONFIGS)
+def test_random_game_invariants(params, chance):
+    game = load(chance=chance, **params)
+    P = game.num_players()
+    for seed in range(12):
+        last_move = -1
+        for state, action in random_states(game, seed):
+            assert state.move_number() == last_move + 1 or last_move == -1
+            last_move = state.move_number()
+            d = state.to_dict()
+            again = game.state_from_dict(d)
+            assert again == state and again.to_dict() == d
+            obs = state.observation_tensor()
+            assert obs.shape == game.observation_shape() and obs.dtype == np.float32
+            if state.is_terminal():
+                returns = state.returns()
+                if P > 1:
+                    assert abs(returns.sum()) < 1e-9 and np.all(np.abs(returns) <= 1)
+                else:
+                    assert 0 <= returns[0] <= 12
+                assert d["current_player"] == meeple.TERMINAL and d["end_triggered"]
+                break
+            assert np.all(state.returns() == 0)
+            if state.is_chance_node():
+                assert chance == "explicit"
+                outcomes = state.chance_outcomes()
+                assert abs(sum(p for _, p in outcomes) - 1) < 1e-12
+                assert [o for o, _ in outcomes] == list(state.legal_actions())
+                assert all(0 <= o < 43 for o, _ in outcomes)
+                assert state.action_to_string(action).startswith("draw ")
+                assert state.string_to_action(state.action_to_string(action)) == action
+            else:
+                assert chance == "implicit" or not any(d["pending"].values())
+                legal = [int(a) for a in state.legal_actions()]
+                assert legal == sorted(set(legal)) and legal
+                mask = state.legal_actions_mask()
+                assert mask.sum() == len(legal) and all(mask[a] for a in legal)
+                for a in legal:
+                    assert state.string_to_action(state.action_to_string(a)) == a
+                # an illegal action is refused and changes nothing
+                illegal = next(a for a in range(268) if a not in legal)
+                before = state.to_dict()
+                with pytest.raises(ValueError):
+                    state.apply_action(illegal)
+                assert state.to_dict() == before
+                # the hand: only while tokens are being placed
+                assert d["took_tokens"] or not d["hand"]
+                # card limit
+                me = d["players"][d["turn_player"]]
+                unfinished = [c for c in me["cards"] if c["cubes_placed"] < CUBES[c["id"]]]
+                assert len(unfinished) <= 4
+            for p in range(P):
+                b = state.score_breakdown(p)
+                assert b["total"] == sum(b[k] for k in ("trees", "mountains", "fields", "buildings", "water", "animals", "spirit"))
+                board = d["players"][p]
+                assert len(board["cubes"]) == sum(c["cubes_placed"] for c in board["cards"])
+
+
+@pytest.mark.parametrize("params", CONFIGS)
+def test_pickle_and_json_round_trips(params):
+    for chance in ("implicit", "explicit"):
+        game = load(chance=chance, **params)
+        for i, (state, _) in enumerate(random_states(game, 3)):
+            if i % 7:
+                continue
+            assert pickle.loads(pickle.dumps(state)) == state
+            assert meeple.from_json(state.to_json()) == state
+            assert game.from_json(state.to_json()).to_dict() == state.to_dict()
+            assert copy.deepcopy(state) == state
+        assert pickle.loads(pickle.dumps(game)).parameters() == game.parameters()
+
+
+def test_same_seed_same_game():
+    for params in ({}, {"players": 3, "spirits": True}, {"players": 1, "side": "B"}):
+        game = load(**params)
+        a = [s.to_dict() for s, _ in random_states(game, 5)]
+        b = [s.to_dict() for s, _ in random_states(game, 5)]
+        assert a == b
+        assert game.new_initial_state(seed=1).to_dict() != game.new_initial_state(seed=2).to_dict()
+        # a clone replays the same implicit draws
+        state = game.new_initial_state(seed=9)
+        rng = random.Random(1)
+        while not state.is_terminal() and state.move_number() < 30:
+            legal = state.legal_actions()
+            state.apply_action(int(legal[rng.randrange(len(legal))]))
+        clone = state.clone()
+        for s in (state, clone):
+            r = random.Random(2)
+            while not s.is_terminal():
+                legal = s.legal_actions()
+                s.apply_action(int(legal[r.randrange(len(legal))]))
+        assert state == clone
+
+
+def test_explicit_and_implicit_setups_agree():
+    """The explicit chance nodes are the implicit draws, in the same order: replaying the draws of
+    an implicit setup as outcomes gives the same position (rng aside)."""
+    for params in ({"players": 2, "spirits": True}, {"players": 1}):
+        implicit = load(**params).new_initial_state(seed=4).to_dict()
+        explicit = load(chance="explicit", **params).new_initial_state(seed=4)
+        draws = []
+        for space in implicit["central"]:
+            draws += [COLOURS.index(c) for c in space]
+        draws += implicit["display"]
+        # spirits: player order, dealt order
+        draws += [i for p in implicit["players"] for i in p["spirit_options"]]
+        for a in draws:
+            assert explicit.is_chance_node()
+            explicit.apply_action(a)
+        assert not explicit.is_chance_node()
+        d = explicit.to_dict()
+        for k in ("players", "central", "display", "deck", "spirit_deck", "pouch", "turn_player"):
+            assert d[k] == implicit[k], k
+        assert d["move_number"] == len(draws)
+
+
+def test_random_playouts():
+    for params in ({}, {"players": 4, "side": "B", "spirits": True}, {"players": 1, "chance": "explicit"}):
+        game = load(**params)
+        result = meeple.random_playouts(game, 200, seed=1)
+        assert result.returns.shape == (200, game.num_players())
+        assert np.all(result.lengths > 0) and np.all(result.lengths <= game.max_game_length())
+        again = meeple.random_playouts(game, 200, seed=1, threads=2)
+        assert np.array_equal(result.returns, again.returns) and np.array_equal(result.lengths, again.lengths)
+
+
+# ------------------------------------------------------------------------------ hand-built positions
+
+
+def first_turn(game, seed=0):
+    state = game.new_initial_state(seed=seed)
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    return state
+
+
+def take_tokens(state, colours, space=0):
+    """Puts exactly `colours` into central space `space` (swapping with the pouch) and takes it."""
+    d = state.to_dict()
+    for c in d["central"][space]:
+        d["pouch"][c] += 1
+    d["central"][space] = sorted(colours, key=COLOURS.index)
+    for c in colours:
+        d["pouch"][c] -= 1
+    state = state.game.state_from_dict(d)
+    state.apply_action(space)
+    return state
+
+
+def test_stacking_rules():
+    game = load()
+    state = take_tokens(first_turn(game), ["gray", "gray", "red"])
+    place = lambda colour, cell: state.string_to_action(f"place {colour} {cell}")
+    state.apply_action(place("gray", "0,0"))
+    legal = set(map(int, state.legal_actions()))
+    assert place("gray", "0,0") in legal and place("red", "0,0") in legal
+    assert 267 not in legal  # tokens left in hand
+    state.apply_action(place("gray", "0,0"))
+    legal = set(map(int, state.legal_actions()))
+    assert place("red", "0,0") not in legal  # red goes on one gray only
+    state.apply_action(place("red", "1,0"))
+    assert state.board(0)["board"]["0,0"] == ["gray", "gray"]
+    d = state.to_dict()
+    assert d["hand"] == [] and d["took_tokens"]
+    assert 267 in state.legal_actions()
+
+
+def test_every_stack_transition():
+    allowed = {(): set(COLOURS), ("gray",): {"gray", "red"}, ("gray", "gray"): {"gray"},
+               ("brown",): {"brown", "green", "red"}, ("brown", "brown"): {"green"}, ("red",): {"red"}}
+    game = load()
+    for stack in [(), ("blue",), ("gray",), ("gray", "gray"), ("gray", "gray", "gray"), ("brown",),
+                  ("brown", "brown"), ("brown", "green"), ("red",), ("red", "red"), ("gray", "red"),
+                  ("yellow",), ("green",), ("brown", "brown", "green"), ("brown", "red")]:
+        for colour in COLOURS:
+            state = first_turn(game)
+            d = put_board(state.to_dict(), 0, {"2,2": list(stack)})
+            state = take_tokens(game.state_from_dict(d), [colour, "blue", "blue"] if colour != "blue" else ["blue"] * 3)
+            a = state.string_to_action(f"place {colour} 2,2")
+            assert (a in state.legal_actions()) == (colour in allowed.get(stack, set())), (stack, colour)
+
+
+def test_cube_needs_the_habitat_in_some_rotation():
+    game = load()
+    # frog (5): green next to blue, cube on the blue; place it rotated: green north of blue
+    state = first_turn(game)
+    d = put_board(state.to_dict(), 0, {"2,1": ["green"], "2,2": ["blue"], "0,0": ["blue"]},
+                  cards=[{"id": 5, "cubes_placed": 0}])
+    state = game.state_from_dict(d)
+    cube_22 = state.string_to_action("cube frog 2,2")
+    assert cube_22 == 160 + 11  # held card 0, cell 2,2 = index 11
+    legal = set(map(int, state.legal_actions()))
+    assert cube_22 in legal
+    assert state.string_to_action("cube frog 0,0") not in legal  # blue without green
+    state.apply_action(cube_22)
+    assert cube_22 not in state.legal_actions()  # that cell holds a cube now
+    assert state.board(0)["cubes"] == ["2,2"]
+    assert state.board(0)["cards"] == [{"id": 5, "cubes_placed": 1}]
+    assert state.score_breakdown(0)["animals"] == 2
+    # tokens may not go on a cube
+    state = take_tokens(state, ["blue", "blue", "gray"])
+    assert state.string_to_action("place gray 2,2") not in state.legal_actions()
+
+
+def test_card_limit_and_one_card_per_turn():
+    game = load()
+    state = first_turn(game)
+    ids = [c for c in range(1, 33) if c not in state.to_dict()["display"]][:4]
+    d = put_board(state.to_dict(), 0, {}, cards=[{"id": i, "cubes_placed": 0} for i in ids])
+    state = game.state_from_dict(d)
+    assert not any(155 <= a < 160 for a in state.legal_actions())  # 4 unfinished cards held
+    state = first_turn(game)
+    state.apply_action(155)
+    assert not any(155 <= a < 160 for a in state.legal_actions())  # one card per turn
+
+
+def test_spirit_choice_comes_first():
+    game = load(spirits=True)
+    state = game.new_initial_state(seed=2)
+    assert list(state.legal_actions()) == [260, 261]
+    options = state.to_dict()["players"][0]["spirit_options"]
+    state.apply_action(261)
+    d = state.to_dict()
+    assert d["players"][0]["cards"] == [{"id": options[1], "cubes_placed": 0}]
+    assert d["players"][0]["spirit_options"] == []
+    assert options[0] not in d["spirit_deck"]  # the other one is discarded
+    assert state.action_to_string(160) == f"cube {NAMES[options[1]]} 0,0"
+
+
+def test_end_triggers_and_round_is_finished():
+    game = load(players=3)
+    state = first_turn(game)
+    d = state.to_dict()
+    colours = ["blue", "gray", "yellow", "green"]
+    full = {cell: [colours[i % 4]] for i, cell in enumerate(list(d["players"][1]["board"])[:20])}
+    put_board(d, 1, full)  # 3 empty cells left for player 1
+    state = game.state_from_dict(d)
+    rng = random.Random(0)
+
+    def play_turn(s):
+        p = s.current_player()
+        while s.current_player() == p and not s.is_terminal():
+            legal = [int(a) for a in s.legal_actions() if not 155 <= a < 260]
+            s.apply_action(legal[-1] if 267 in legal else legal[rng.randrange(len(legal))])
+
+    play_turn(state)  # player 0
+    assert not state.to_dict()["end_triggered"]
+    play_turn(state)  # player 1 fills to 0 empty cells: triggered, but the round goes on
+    assert state.to_dict()["end_triggered"] and state.current_player() == 2
+    play_turn(state)  # player 2 ends the round
+    assert state.is_terminal()
+    assert [p["turns"] for p in state.to_dict()["players"]] == [1, 1, 1]
+
+
+def test_solo_discard_and_token_loss():
+    game = load(players=1)
+    state = take_tokens(first_turn(game), ["blue", "blue", "blue"])
+    for _ in range(3):
+        state.apply_action([a for a in state.legal_actions() if 5 <= a < 155][0])
+    legal = list(state.legal_actions())
+    assert 267 in legal and 262 in legal  # no card taken: may discard
+    before = state.to_dict()
+    discarded = before["display"][0]
+    state.apply_action(262)
+    after = state.to_dict()
+    assert discarded not in after["display"] and discarded not in after["deck"]
+    assert sum(after["pouch"].values()) == sum(before["pouch"].values()) - 9  # 3 spaces refilled
+    lost = sum(len(s) for s in before["central"])  # the 6 untaken tokens left the game
+    assert lost == 6
+    assert after["turn_player"] == 0 and not after["took_tokens"]
+
+
+def test_pouch_exhaustion_ends_the_round():
+    """D3: a refill finding fewer than 3 tokens is skipped and triggers the end; the round goes on
+    and ends after the last player's turn."""
+    game = load(players=4)
+    d = game.new_initial_state(seed=0).to_dict()
+    tokens = dict(zip(COLOURS, [23, 23, 21, 19, 19, 15]))
+    for space in d["central"]:
+        for c in space:
+            tokens[c] -= 1
+    d["pouch"] = {c: 0 for c in COLOURS}
+    d["pouch"]["blue"] = 2
+    tokens["blue"] -= 2
+    pool = []  # every other token on the boards, as tall legal stacks
+    for stack in (["gray"] * 3, ["brown", "brown", "green"], ["red", "red"]):
+        while all(tokens[c] >= stack.count(c) for c in stack):
+            pool.append(stack)
+            for c in stack:
+                tokens[c] -= 1
+    for c in COLOURS:
+        pool += [[c]] * tokens[c]
+    cells = list(d["players"][0]["board"])
+    assert len(pool) <= 4 * (len(cells) - 3)
+    for i, stack in enumerate(pool):
+        d["players"][i % 4]["board"][cells[i // 4]] = stack
+    state = game.state_from_dict(d)
+
+    def play_turn(space):
+        state.apply_action(space)
+        while 267 not in state.legal_actions():
+            state.apply_action([a for a in state.legal_actions() if 5 <= a < 155][0])
+        state.apply_action(267)
+
+    play_turn(0)
+    d = state.to_dict()
+    assert d["end_triggered"] and d["central"][0] == [] and d["pouch"]["blue"] == 2
+    assert not state.is_terminal() and d["turn_player"] == 1
+    play_turn(1)
+    play_turn(2)
+    assert not state.is_terminal() and state.current_player() == 3
+    play_turn(3)
+    assert state.is_terminal()
+    d = state.to_dict()
+    assert [s == [] for s in d["central"]] == [True, True, True, True, False]
