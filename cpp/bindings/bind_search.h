@@ -29,8 +29,8 @@ class VectorEnv {
  public:
   using State = typename G::State;
 
-  VectorEnv(std::shared_ptr<const G> game, int64_t n, uint64_t seed, int threads)
-      : game_(std::move(game)), seed_(seed), pool_(threads) {
+  VectorEnv(std::shared_ptr<const G> game, int64_t n, uint64_t seed, int threads, bool observe)
+      : game_(std::move(game)), seed_(seed), observe_(observe), pool_(threads) {
     if (n < 1) throw py::value_error("n must be >= 1");
     states_.resize(static_cast<size_t>(n));
     episodes_.assign(static_cast<size_t>(n), 0);
@@ -179,9 +179,11 @@ class VectorEnv {
     const State& s = states_[static_cast<size_t>(i)];
     const int player = g.current_player(s);
     b.current_player[i] = player;
-    float* obs = b.observations + i * obs_size_;
-    std::fill(obs, obs + obs_size_, 0.0f);
-    g.observation(s, player >= 0 ? player : 0, obs);
+    if (observe_) {
+      float* obs = b.observations + i * obs_size_;
+      std::fill(obs, obs + obs_size_, 0.0f);
+      g.observation(s, player >= 0 ? player : 0, obs);
+    }
     uint8_t* mask = b.masks + i * actions_size_;
     std::fill(mask, mask + actions_size_, uint8_t{0});
     ActionList<G::kMaxActions> legal;
@@ -195,6 +197,7 @@ class VectorEnv {
 
   std::shared_ptr<const G> game_;
   uint64_t seed_;
+  bool observe_;  // false: observations stay 0 (rollouts and search need none)
   ThreadPool pool_;
   std::vector<State> states_;
   std::vector<uint64_t> episodes_;
@@ -232,11 +235,11 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
   game_class
       .def(
           "_vector",
-          [](const std::shared_ptr<G>& g, int64_t n, uint64_t seed, int threads) {
+          [](const std::shared_ptr<G>& g, int64_t n, uint64_t seed, int threads, bool observe) {
             if (threads < 1) throw py::value_error("threads must be >= 1");
-            return std::make_unique<V>(g, n, seed, threads);
+            return std::make_unique<V>(g, n, seed, threads, observe);
           },
-          py::arg("n"), py::arg("seed") = 0, py::arg("threads") = 1)
+          py::arg("n"), py::arg("seed") = 0, py::arg("threads") = 1, py::arg("observations") = true)
       .def(
           "_mcts",
           [](const G& g, const StateWrapper& s, int simulations, int threads, uint64_t seed,
