@@ -658,3 +658,92 @@ def test_pouch_exhaustion_ends_the_round():
     assert state.is_terminal()
     d = state.to_dict()
     assert [s == [] for s in d["central"]] == [True, True, True, True, False]
+
+
+def suns_of(total, side, spirits, groups_spirit):
+    suns = sum(total >= t for t in (40, 70, 90, 110, 130, 140, 150, 160))
+    if suns == 0:
+        return 0  # D5
+    return suns + (side == "A") + 2 * (not spirits) + bool(groups_spirit)
+
+
+@pytest.mark.parametrize("chance", ["implicit", "explicit"])
+def test_solo_pouch_exhaustion_d4(chance):
+    """D4: in solo, the refills stop when the pouch cannot fill all three spaces: the spaces it can
+    fill are drawn, then the game is over at once (no display refill). The chance state in
+    between is a position state_from_dict accepts."""
+    game = load(players=1, chance=chance)
+    state = first_turn(game, seed=3)
+    d = state.to_dict()
+    drop = sum(d["pouch"].values()) - 7  # solo tokens may have left the game
+    for c in COLOURS:
+        k = min(drop, d["pouch"][c])
+        d["pouch"][c] -= k
+        drop -= k
+    state = game.state_from_dict(d)
+    state.apply_action(0)
+    state.apply_action(155)  # a card: its slot stays empty at the end
+    while 267 not in state.legal_actions():
+        state.apply_action([a for a in state.legal_actions() if 5 <= a < 155][0])
+    state.apply_action(267)
+    if chance == "explicit":
+        d = state.to_dict()
+        assert d["pending"] == {"spaces": [0, 1], "slots": [], "spirits": []} and d["end_triggered"]
+        assert game.state_from_dict(d) == state
+        while state.is_chance_node():
+            state.apply_action(int(state.legal_actions()[0]))
+    assert state.is_terminal()
+    d = state.to_dict()
+    assert [len(s) for s in d["central"]] == [3, 3, 0] and sum(d["pouch"].values()) == 1
+    assert d["display"][0] is None and d["turn_player"] == 0
+    total = state.score_breakdown(0)["total"]
+    assert list(state.returns()) == [suns_of(total, "A", False, False)]
+
+
+def test_solo_suns():
+    """Point 24: suns from points, +1 side A, +2 without spirits, +1 with a groups spirit, only
+    once at least one sun was earned from points (D5)."""
+    for side, spirits, kept in (("A", False, None), ("B", True, 33), ("B", True, 35), ("A", True, 37)):
+        game = load(players=1, side=side, spirits=spirits)
+        d = game.new_initial_state(seed=2).to_dict()
+        d["players"][0]["spirit_options"] = []
+        cards = []
+        if kept:
+            d["spirit_deck"] = [s for s in range(33, 43) if s != kept][:8]
+            cards.append({"id": kept, "cubes_placed": 0})
+        # a rich board: mountains and trees (scores vary with the cells used)
+        cells = list(d["players"][0]["board"])
+        board = {cells[i]: (["gray"] * 3 if i % 2 else ["brown", "brown", "green"]) for i in range(12)}
+        put_board(d, 0, board, cards=cards)
+        for colour in d["central"][0]:
+            d["pouch"][colour] += 1
+        d["central"][0] = []
+        d["players"][0]["turns"] = 9
+        d.update(took_tokens=True, end_triggered=True, current_player=meeple.TERMINAL)
+        state = game.state_from_dict(d)
+        total = state.score_breakdown(0)["total"]
+        assert total >= 40
+        groups = kept in (33, 34, 37, 38, 41)
+        assert list(state.returns()) == [suns_of(total, side, spirits, groups)], (side, spirits, kept, total)
+
+
+def test_ties_break_on_animal_cubes():
+    game = load(players=3)
+    d = game.new_initial_state(seed=5).to_dict()
+    # player 0: a tree (1) and a frog cube (2) = 3 points, 1 animal cube; player 1: trees 1 + 3;
+    # player 2: three trees (3), no cube
+    put_board(d, 0, {"0,0": ["green"], "0,1": ["blue"]}, cubes=["0,1"], cards=[{"id": 5, "cubes_placed": 1}])
+    put_board(d, 1, {"0,0": ["green"], "1,0": ["brown", "green"]}, cards=[])
+    put_board(d, 2, {"0,0": ["green"], "1,0": ["green"], "2,0": ["green"]}, cards=[])
+    for colour in d["central"][0]:
+        d["pouch"][colour] += 1
+    d["central"][0] = []
+    for p in d["players"]:
+        p["turns"] = 5
+    d.update(turn_player=2, took_tokens=True, end_triggered=True, current_player=meeple.TERMINAL)
+    state = game.state_from_dict(d)
+    totals = [state.score_breakdown(i)["total"] for i in range(3)]
+    cubes = [state.score_breakdown(i)["cubes"] for i in range(3)]
+    assert totals == [3, 4, 3] and cubes == [1, 0, 0]
+    # player 1 beats both; player 0 beats player 2 on cubes
+    assert list(state.returns()) == [0.0, 1.0, -1.0]

@@ -68,10 +68,7 @@ uint8_t read_stack(const py::handle& value, const std::string& field) {
   return kind;
 }
 
-void set_stack(hm::PlayerState& p, int x, uint8_t kind) {
-  p.kind[x] = kind;
-  if (kind != hm::kEmpty) p.bb[hm::kCodeOfKind[kind]] |= 1u << x;
-}
+void set_stack(hm::PlayerState& p, int x, uint8_t kind) { hm::Game::set_stack(p, x, kind); }
 
 // Counts per colour from a list of colour names in colour-index order.
 hm::Tokens read_tokens(const py::handle& value, const std::string& field, size_t most) {
@@ -105,7 +102,7 @@ py::list stack_list(uint8_t kind) {
 // {"col,row": [colours]} for every cell of the side, in cell-index order.
 py::dict board_of(const hm::Geometry& g, const hm::PlayerState& p) {
   py::dict board;
-  for (int x = 0; x < g.ncells; ++x) board[py::str(cell_key(g, x))] = stack_list(p.kind[x]);
+  for (int x = 0; x < g.ncells; ++x) board[py::str(cell_key(g, x))] = stack_list(p.kind(x));
   return board;
 }
 
@@ -389,7 +386,7 @@ struct HarmoniesTraits {
         rng.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos)
       bad_field("rng", "expected '0x' and 1 to 16 hex digits, got '" + rng + "'");
     s.rng.state = std::stoull(rng.substr(2), nullptr, 16);
-    g.refresh_targets(s);
+    for (int i = 0; i < P; ++i) g.refresh_targets(s.players[i]);
     const std::string problem = g.check_consistency(s);
     if (!problem.empty()) throw py::value_error("inconsistent harmonies state: " + problem);
     if (g.current_player(s) != current)

@@ -338,7 +338,7 @@ int river_tokens(const Geometry& g, uint32_t group) {
   return best + 1;
 }
 
-int group_points(const std::vector<GroupRule>& rules, int size) {
+int group_points(const std::vector<GroupRule>& rules, int size) {  // R8
   for (const GroupRule& r : rules)
     if (size >= r.min_size && (r.max_size == 0 || size <= r.max_size)) return r.points;
   return 0;
@@ -553,7 +553,7 @@ State Game::initial_state(uint64_t seed) const {
   s.rng = Rng(seed);
   s.pouch = kPouchStart;
   s.deck = 0xFFFFFFFFu;
-  s.spirit_deck = (1u << kNumSpirits) - 1;
+  s.spirit_deck = (1u << kNumSpirits) - 1;  // R2: all ten stay when the option is off
   s.pending_spaces = static_cast<uint8_t>((1u << spaces_) - 1);
   s.pending_slots = static_cast<uint8_t>((1u << slots_) - 1);
   s.pending_spirits = static_cast<uint8_t>(params_.spirits ? 2 * params_.players : 0);
@@ -561,13 +561,6 @@ State Game::initial_state(uint64_t seed) const {
   return s;
 }
 
-
-void Game::refresh_targets(State& s) const {
-  s.targets = {};
-  if (s.over || has_pending(s)) return;
-  const PlayerState& p = s.players[s.turn_player];
-  for (int j = 0; j < p.held; ++j) s.targets[j] = cube_targets(p, p.card[j]);
-}
 
 void Game::legal_masks(const State& s, LegalMasks& m) const {
   if (s.over || has_pending(s)) return;
@@ -589,10 +582,11 @@ void Game::legal_masks(const State& s, LegalMasks& m) const {
     const std::array<uint32_t, kColours> accept = {  // point 4 (kAcceptCodes)
         free, free | bb[kM1] | bb[kM2], free | bb[kN1], free | bb[kN1] | bb[kN2], free,
         free | bb[kM1] | bb[kN1] | bb[kR1]};
-    const uint32_t in_hand = nonzero_bytes(load8(s.hand));
+    const uint32_t in_hand = nonzero_bytes(load8(s.hand)) & 63;
+    m.hand_set = static_cast<uint8_t>(in_hand);
     // The <= 3 colours in hand, without a branch on the hand (random play cannot predict it):
     // three fixed steps; a step past the colours in hand writes 0 for a colour not in hand.
-    const HandColours& h = kHandColours[in_hand & 63];
+    const HandColours& h = kHandColours[in_hand];
     for (int i = 0; i < 3; ++i) {
       const int c = h.colour[i];
       m.place[c] = accept[c] & ~p.cubes & (0u - static_cast<uint32_t>(i < h.n));
@@ -605,8 +599,8 @@ void Game::legal_masks(const State& s, LegalMasks& m) const {
   m.card = slots & (0u - static_cast<uint32_t>(!s.took_card && p.held < kMaxHeld));
   m.card_count = kSelect.count[m.card];
   count += m.card_count;
-  m.cube = s.targets;
-  if (s.targets[0] | s.targets[1] | s.targets[2] | s.targets[3]) {  // rare: few habitats are complete
+  m.cube = p.targets;
+  if (p.targets[0] | p.targets[1] | p.targets[2] | p.targets[3]) {  // rare: few habitats are complete
     for (int j = 0; j < kMaxHeld; ++j) {
       m.cube_count[j] = static_cast<uint8_t>(popcount32(m.cube[j]));
       count += m.cube_count[j];
@@ -665,7 +659,7 @@ bool Game::is_legal(const State& s, Action a) const {
   }
   if (a < kSpirit) {
     const int j = (a - kCube) / 25, x = (a - kCube) % 25;
-    return j < p.held && x < ncells && ((s.targets[j] >> x) & 1u);
+    return j < p.held && x < ncells && ((p.targets[j] >> x) & 1u);
   }
   if (a < kDiscard) return false;
   if (a < kEnd) {
@@ -726,19 +720,17 @@ void Game::after_pending(State& s) const {
       return;
     }
     s.turn_player = static_cast<uint8_t>((s.turn_player + 1) % params_.players);
-    s.took_tokens = false;
+    s.took_tokens = false;  // R3
     s.took_card = false;
   }
-  refresh_targets(s);
 }
 
 void Game::end_turn(State& s) const {
   const int P = params_.players;
   const int p = s.turn_player;
   PlayerState& ps = s.players[p];
-  s.targets = {};              // until the next player's turn begins (after_pending)
   if (P == 1) s.central = {};  // (a) the untaken tokens leave the game
-  if (ps.turns < 65535) ++ps.turns;
+  if (ps.turns < 65535) ++ps.turns;  // R3
   if (popcount32(geometry().all & ~ps.occupied()) <= 2) s.end_triggered = true;  // (b)
   if (s.end_triggered && p == P - 1) {  // (c) D6
     s.over = true;
@@ -747,7 +739,7 @@ void Game::end_turn(State& s) const {
   int pouch = 0;
   for (int c = 0; c < kColours; ++c) pouch += s.pouch[c];
   if (P > 1) {  // (d) refill the emptied space
-    uint32_t empty = 0;  // the emptied space is the first empty one (a skipped one implies pouch < 3)
+    uint32_t empty = 0;  // R5: the emptied space is the first empty one
     for (int sp = 0; sp < kMaxSpaces; ++sp) empty |= static_cast<uint32_t>(load8(s.central[sp]) == 0) << sp;
     empty &= (1u << spaces_) - 1;
     if (pouch >= 3) {
@@ -763,7 +755,7 @@ void Game::end_turn(State& s) const {
     const int k = std::min(3, pouch / 3);
     s.pending_spaces = static_cast<uint8_t>((1u << k) - 1);
     if (k < 3) {
-      s.end_triggered = true;  // the game is over once the possible refills are drawn
+      s.end_triggered = true;  // R4: the game is over once the possible refills are drawn
       if (!s.pending_spaces) s.over = true;
       else settle(s);
       return;
@@ -793,24 +785,22 @@ void Game::apply_action(State& s, Action a) const {
   } else if (a < kCard) {
     const int c = (a - kPlace) / 25, x = (a - kPlace) % 25;
     --s.hand[c];
-    const uint8_t before = p.kind[x];
-    place_token(p, c, x);
     // Only cards whose pattern uses the cell's old or new code can gain or lose a habitat.
-    const uint32_t changed = (before == kEmpty ? 0u : 1u << kCodeOfKind[before]) | 1u << kCodeOfKind[p.kind[x]];
+    const uint32_t changed = place_token(p, c, x);
     for (int j = 0; j < kMaxHeld; ++j)  // empty slots: id 0 uses no code
-      if (habitats_[p.card[j]].codes_used & changed) s.targets[j] = cube_targets(p, p.card[j]);
+      if (habitats_[p.card[j]].codes_used & changed) p.targets[j] = cube_targets(p, p.card[j]);
   } else if (a < kCube) {
     const int d = a - kCard;
     p.card[p.held] = s.display[d];
     p.placed[p.held] = 0;
-    s.targets[p.held] = cube_targets(p, p.card[p.held]);
+    p.targets[p.held] = cube_targets(p, p.card[p.held]);
     ++p.held;
     s.display[d] = 0;
     s.took_card = true;
   } else if (a < kSpirit) {
     const int j = (a - kCube) / 25, x = (a - kCube) % 25;
     p.cubes |= 1u << x;
-    for (uint32_t& cells : s.targets) cells &= ~(1u << x);
+    for (uint32_t& cells : p.targets) cells &= ~(1u << x);
     const int id = p.card[j];
     if (++p.placed[j] == cards_[id].ncubes) {  // finished: leaves the 4-card limit
       if (id >= kFirstSpirit)
@@ -820,12 +810,12 @@ void Game::apply_action(State& s, Action a) const {
       for (int k = j; k + 1 < p.held; ++k) {
         p.card[k] = p.card[k + 1];
         p.placed[k] = p.placed[k + 1];
-        s.targets[k] = s.targets[k + 1];
+        p.targets[k] = p.targets[k + 1];
       }
       --p.held;
       p.card[p.held] = 0;
       p.placed[p.held] = 0;
-      s.targets[p.held] = 0;
+      p.targets[p.held] = 0;
     }
   } else if (a < kDiscard) {
     const uint8_t id = p.spirit_options[a - kSpirit];
@@ -833,11 +823,11 @@ void Game::apply_action(State& s, Action a) const {
     for (int k = p.held; k > 0; --k) {  // the kept spirit goes first
       p.card[k] = p.card[k - 1];
       p.placed[k] = p.placed[k - 1];
-      s.targets[k] = s.targets[k - 1];
+      p.targets[k] = p.targets[k - 1];
     }
     p.card[0] = id;
     p.placed[0] = 0;
-    s.targets[0] = cube_targets(p, id);
+    p.targets[0] = cube_targets(p, id);
     ++p.held;
   } else if (a < kEnd) {
     s.display[a - kDiscard] = 0;  // D2: discard and end in one action
@@ -939,7 +929,7 @@ int Game::suns(const State& s) const {
   bool groups = false;
   for (int j = 0; j < p.held; ++j) groups = groups || (p.card[j] >= kFirstSpirit && cards_[p.card[j]].groups_family);
   for (uint32_t m = p.spirits_done; m; m &= m - 1) groups = groups || cards_[kFirstSpirit + std::countr_zero(m)].groups_family;
-  return suns + (groups ? 1 : 0);
+  return suns + (groups ? 1 : 0);  // R7
 }
 
 void Game::returns(const State& s, double* out) const {
@@ -972,7 +962,7 @@ void Game::observation(const State& s, int o, float* out) const {
   for (int i = 0; i < P; ++i) {
     const PlayerState& p = s.players[(o + i) % P];
     for (int x = 0; x < g.ncells; ++x) {
-      const KindStack& k = kKindStack[p.kind[x]];
+      const KindStack& k = kKindStack[p.kind(x)];
       for (int h = 0; h < k.height; ++h) w[19 * x + 6 * h + k.colours[h]] = 1.0f;
       if ((p.cubes >> x) & 1u) w[19 * x + 18] = 1.0f;
     }
@@ -1059,7 +1049,7 @@ std::string Game::action_to_string(const State& s, Action a) const {
   if (is_chance_node(s)) {
     if (s.pending_spaces)
       return a >= 0 && a < kColours ? std::string("draw ") + kColourNames[a] : "outcome " + std::to_string(a) + " (not a colour)";
-    if (card_exists(a)) return "draw card " + std::to_string(a) + " (" + cards_[a].name + ")";
+    if (card_exists(a)) return "draw card " + std::to_string(a) + " (" + cards_[a].name + ")";  // R6
     return "outcome " + std::to_string(a) + " (not a card)";
   }
   if (a < 0 || a >= kNumActions) return hashed(a);
@@ -1130,7 +1120,7 @@ std::string Game::to_string(const State& s) const {
   const int P = params_.players;
   std::ostringstream out;
   auto append_stack = [&](std::string& text, const PlayerState& p, int x) {  // "[TTG*]"
-    const KindStack& k = kKindStack[p.kind[x]];
+    const KindStack& k = kKindStack[p.kind(x)];
     char cell[6] = {'[', '.', ' ', ' ', ' ', ']'};
     for (int h = 0; h < k.height; ++h) cell[1 + h] = kLetters[k.colours[h]];
     if ((p.cubes >> x) & 1u) cell[1 + k.height] = '*';
@@ -1222,12 +1212,21 @@ std::string Game::check_consistency(const State& s) const {
   for (int i = 0; i < P; ++i) {
     const PlayerState& p = s.players[i];
     const std::string who = "player " + std::to_string(i) + ": ";
-    for (int x = 0; x < kMaxCells; ++x) {
-      const uint8_t k = p.kind[x];
-      if (k >= kNumKinds || (x >= g.ncells && k != kEmpty)) return who + "bad stack";
-      for (int c = 0; c < kNumCodes; ++c)
-        if (((p.bb[c] >> x) & 1u) != (k != kEmpty && kCodeOfKind[k] == c)) return who + "bitboards disagree with stacks";
-      for (int h = 0; h < kKindStack[k].height; ++h) ++tokens[kKindStack[k].colours[h]];
+    uint32_t seen_cells = 0;
+    for (int c = 0; c < kNumCodes; ++c) {
+      if (p.bb[c] & seen_cells) return who + "a cell holds two stacks";
+      seen_cells |= p.bb[c];
+    }
+    if (seen_cells & ~g.all) return who + "a stack lies off the board";
+    if ((p.b_gray | p.b_brown) & ~p.bb[kB] || (p.b_gray & p.b_brown)) return who + "building bottoms disagree with buildings";
+    for (int x = 0; x < g.ncells; ++x) {
+      const KindStack& k = kKindStack[p.kind(x)];
+      for (int h = 0; h < k.height; ++h) ++tokens[k.colours[h]];
+    }
+    {
+      PlayerState fresh = p;
+      refresh_targets(fresh);
+      if (fresh.targets != p.targets) return who + "cached cube targets are out of date";
     }
     if (p.cubes & ~p.occupied()) return who + "a cube lies on a cell without tokens";
     if (p.held > kMaxHeld) return who + "holds more than 4 unfinished cards";
@@ -1373,11 +1372,6 @@ std::string Game::check_consistency(const State& s) const {
     const bool last_draws = s.took_tokens && s.end_triggered && tp == P - 1;  // solo D4: no display refill
     if (!last_draws && unpending_empty_slots && deck > popcount32(s.pending_slots))
       return "an empty display slot is not pending while the deck has cards";
-  }
-  {
-    State fresh = s;
-    refresh_targets(fresh);
-    if (fresh.targets != s.targets) return "cached cube targets are out of date";
   }
   if (!s.over && !has_pending(s)) {
     if (deck && empty_slots > (s.took_card ? 1 : 0)) return "empty display slots while the deck has cards";

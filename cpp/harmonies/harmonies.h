@@ -24,13 +24,40 @@
 //    counts in colour order; a card is the u-th (u = rng.uniform(cards left)) remaining id in
 //    ascending order. Explicit: the same draws, in the same order, are chance nodes.
 //
-// Layout: a player's board is a kind byte per cell (the exact stack, 15 kinds) plus one uint32
-// bitboard per stack code (W F T1 T2 T3 M1 M2 M3 B, and brown, brown-brown, red-alone), so habitat
-// matching, placement legality and scoring are bit operations. On both sides the column-major cell
-// index turns the six hex directions into uniform shifts (±1, ±a, ±b with a,b = 4,5 on side A and
-// 3,4 on side B) guarded by per-direction source masks, so a flood-fill step is a dozen
-// operations. Card habitats are precomputed per (card, anchor cell, rotation) as one requirement
-// mask per code the card uses: a cube fits iff every (bb[code] & mask) == mask.
+// Readings chosen where docs/rules/harmonies.md leaves room (the one place they are listed):
+//  R1 max_chance_outcomes() is 43 with either chance mode.
+//  R2 Without the spirits option, spirit_deck lists all ten spirits (none is ever dealt).
+//  R3 `end`/`discard` counts the turn at once; took_tokens/took_card are cleared and turn_player
+//     moves on only when the next turn begins, after the refill draws (point 17f): at a chance
+//     node after `end`, turn_player is the player who ended and took_tokens is still true.
+//  R4 Solo (D4): the spaces the pouch can fill are drawn (chance nodes if explicit), then the game
+//     is over; the display is not refilled.
+//  R5 Multiplayer, "the emptied space" = the first empty space (the only one while the pouch
+//     holds >= 3 tokens; a skipped refill implies a pouch of < 3 for good).
+//  R6 Chance strings name spirits like cube actions: "draw card 33 (spirit-lion)".
+//  R7 Suns: "+1 with a groups spirit" means the kept spirit (cube placed or not) is a "groups" one.
+//  R8 by_group_size: a group scores the first rule whose [min, max] holds its size (the rules of
+//     cards.json do not overlap).
+//  R9 Strings of never-legal actions: "place blue #23 (off the board)", "cube #2 (no such card)
+//     0,0", at chance nodes "outcome 7 (not a colour)"; string_to_action ignores case and extra
+//     spaces, numbers are plain decimals.
+//  R10 state_from_dict: cubes may come in any order; the other lists must be in the order to_dict
+//     writes; move_number <= 65535, turns <= 1000; the position must be reachable as far as the
+//     dict can tell (check_consistency: token and card totals, turn order, pending draws, display
+//     and central spaces, spirit deals, D1, a legal action for the player to move).
+//
+// Layout: a player's board is one uint32 bitboard per stack code (W F T1 T2 T3 M1 M2 M3 B, and
+// brown, brown-brown, red-alone) plus two masks telling a building's bottom colour, so every
+// stack is known from the bitboards and habitat matching, placement legality and scoring are bit
+// operations. On both sides the column-major cell index turns the six hex directions into uniform
+// shifts (±1, ±a, ±b with a,b = 4,5 on side A and 3,4 on side B) guarded by per-direction source
+// masks, so a flood-fill step is a dozen operations, and a pattern cell at a given offset from
+// the cube cell is a fixed index delta. Card habitats are precomputed per (card, anchor cell,
+// rotation) as one requirement mask per code the card uses: a cube fits iff every
+// (bb[code] & mask) == mask (habitat_matches); for all anchors at once, cube_targets ANDs the
+// code bitboards shifted by each rotated cell's delta. Each player keeps the cube targets of their
+// held cards up to date (a placement recomputes only the cards using a code it changed), so move
+// generation reads them instead of matching habitats every ply.
 #pragma once
 
 #include <array>
@@ -152,6 +179,9 @@ inline constexpr std::array<std::array<uint8_t, kColours>, kNumKinds> kNextKind 
   t[kKRed][kRed] = kKRedRed;
   return t;
 }();
+// The kind on a cell whose code accepts some colour (those codes hold one kind each).
+inline constexpr std::array<uint8_t, 12> kKindOfAcceptingCode = {
+    kNone, kNone, kNone, kNone, kNone, kKGray, kKGrayGray, kNone, kNone, kKBrown, kKBrownBrown, kKRed};
 // Codes on which each colour may be placed (bit per code; empty cells always accept).
 inline constexpr std::array<uint16_t, kColours> kAcceptCodes = {
     0, (1u << kM1) | (1u << kM2), 1u << kN1, (1u << kN1) | (1u << kN2), 0,
@@ -251,10 +281,14 @@ void validate(const Params& params);  // throws std::invalid_argument
 
 struct PlayerState {
   std::array<uint32_t, kNumCodes> bb{};  // per code, cells holding a stack of that code
+  uint32_t b_gray = 0, b_brown = 0;      // buildings on gray / on brown (the rest of bb[kB]: on red)
   uint32_t cubes = 0;                    // cells holding a cube
   uint32_t animals_done = 0;             // finished animal cards, bit id-1
+  // Derived, kept up to date: the cells where a cube of each held card may go now
+  // (Game::cube_targets; 0 for empty slots). A placement recomputes only the cards whose pattern
+  // uses a code the placement changed.
+  std::array<uint32_t, kMaxHeld> targets{};
   uint16_t spirits_done = 0;             // finished (cube placed) spirit, bit id-33
-  std::array<uint8_t, kMaxCells> kind{};  // Kind per cell
   std::array<uint8_t, kMaxHeld> card{};   // unfinished card ids in the order taken (spirit first)
   std::array<uint8_t, kMaxHeld> placed{};  // cubes placed from each
   uint8_t held = 0;                        // number of unfinished cards
@@ -265,6 +299,18 @@ struct PlayerState {
     uint32_t o = 0;
     for (uint32_t b : bb) o |= b;
     return o;
+  }
+  // The stack on a cell, from the bitboards.
+  uint8_t kind(int cell) const {
+    static constexpr std::array<uint8_t, kNumCodes> kKindOfCode = {
+        kKBlue, kKYellow, kKGreen, kKBrownGreen, kKBrownBrownGreen, kKGray, kKGrayGray, kKGrayGrayGray,
+        kKRedRed, kKBrown, kKBrownBrown, kKRed};
+    for (int c = 0; c < kNumCodes; ++c)
+      if ((bb[c] >> cell) & 1u) {
+        if (c != kB) return kKindOfCode[c];
+        return ((b_gray >> cell) & 1u) ? kKGrayRed : ((b_brown >> cell) & 1u) ? kKBrownRed : kKRedRed;
+      }
+    return kEmpty;
   }
   bool operator==(const PlayerState&) const = default;
 };
@@ -287,18 +333,13 @@ struct State {
   uint8_t pending_spaces = 0;   // chance work left (point "State dict"): spaces, in index order,
   uint8_t pending_slots = 0;    // then display slots, in index order,
   uint8_t pending_spirits = 0;  // then this many spirit deals (the last ones of 0,0,1,1,...)
-  // Derived, kept up to date: while a player is to move, the cells where a cube of each of their
-  // held cards may go (Game::cube_targets); all 0 at chance nodes and at the end. A placement
-  // recomputes only the cards whose pattern uses a code the placement changed.
-  std::array<uint32_t, kMaxHeld> targets{};
 
   bool operator==(const State& o) const {
     return players == o.players && rng.state == o.rng.state && central == o.central && display == o.display &&
            pouch == o.pouch && hand == o.hand && deck == o.deck && spirit_deck == o.spirit_deck &&
            move_number == o.move_number && turn_player == o.turn_player && took_tokens == o.took_tokens &&
            took_card == o.took_card && end_triggered == o.end_triggered && over == o.over &&
-           pending_spaces == o.pending_spaces && pending_slots == o.pending_slots && pending_spirits == o.pending_spirits &&
-           targets == o.targets;
+           pending_spaces == o.pending_spaces && pending_slots == o.pending_slots && pending_spirits == o.pending_spirits;
   }
 };
 
@@ -341,7 +382,7 @@ class Game {
   const Params& params() const { return params_; }
   int num_players() const { return params_.players; }
   int num_distinct_actions() const { return kNumActions; }
-  int max_chance_outcomes() const { return kMaxChanceOutcomes; }
+  int max_chance_outcomes() const { return kMaxChanceOutcomes; }  // R1
   int observation_size() const { return params_.players * 612 + 256 + params_.players; }
   int max_game_length() const { return 1000; }
   int num_spaces() const { return spaces_; }
@@ -350,8 +391,10 @@ class Game {
   const Geometry& geometry() const { return geo_[params_.side]; }
 
   State initial_state(uint64_t seed) const;
-  // Recomputes State::targets (for states built field by field, e.g. from a dict).
-  void refresh_targets(State& s) const;
+  // Recomputes PlayerState::targets (for boards built cell by cell, e.g. from a dict).
+  void refresh_targets(PlayerState& p) const {
+    for (int j = 0; j < kMaxHeld; ++j) p.targets[j] = cube_targets(p, p.card[j]);
+  }
 
   bool has_pending(const State& s) const {
     return (s.pending_spaces | s.pending_slots | s.pending_spirits) != 0;
@@ -378,6 +421,7 @@ class Game {
     uint8_t take_count = 0, card_count = 0, discard_count = 0;
     std::array<uint8_t, kColours> place_count{};
     std::array<uint8_t, kMaxHeld> cube_count{};
+    uint8_t hand_set = 0;  // colours in hand, bit per colour
   };
   void legal_masks(const State& s, LegalMasks& m) const;
   // The j-th legal action in ascending order, uniformly: the same choice as
@@ -397,7 +441,7 @@ class Game {
     };
     Action a = kEnd;
     if (pick(m.take, m.take_count, kTake, a)) return a;
-    const HandColours& h = kHandColours[nonzero_bytes(load8(s.hand)) & 63];  // ascending colours
+    const HandColours& h = kHandColours[m.hand_set];  // the colours in hand, ascending
     for (int i = 0; i < 3; ++i) {
       const int c = h.colour[i];
       if (pick(m.place[c], m.place_count[c], kPlace + 25 * c, a)) return a;
@@ -532,14 +576,36 @@ class Game {
     return result;
   }
 
-  void place_token(PlayerState& p, int colour, int cell) const {
+  // Puts a token of `colour` on `cell` (stacking allows it); returns the codes changed (bits).
+  static uint32_t place_token(PlayerState& p, int colour, int cell) {
     const uint32_t bit = 1u << cell;
-    const uint8_t k = p.kind[cell];
+    uint8_t k = kEmpty;  // the current stack: only the codes that accept this colour can be there
+    for (uint32_t codes = kAcceptCodes[colour]; codes; codes &= codes - 1) {
+      const int c = std::countr_zero(codes);
+      if (p.bb[c] & bit) k = kKindOfAcceptingCode[c];
+    }
     const uint8_t next = kNextKind[k][colour];
-    if (k != kEmpty) p.bb[kCodeOfKind[k]] &= ~bit;
+    uint32_t changed = 1u << kCodeOfKind[next];
+    if (k != kEmpty) {
+      p.bb[kCodeOfKind[k]] &= ~bit;
+      changed |= 1u << kCodeOfKind[k];
+    }
     p.bb[kCodeOfKind[next]] |= bit;
-    p.kind[cell] = next;
+    if (next == kKGrayRed) p.b_gray |= bit;
+    if (next == kKBrownRed) p.b_brown |= bit;
+    return changed;
   }
+  // Sets an empty cell to a stack (building boards from a dict).
+ public:
+  static void set_stack(PlayerState& p, int cell, uint8_t kind) {
+    if (kind == kEmpty) return;
+    const uint32_t bit = 1u << cell;
+    p.bb[kCodeOfKind[kind]] |= bit;
+    if (kind == kKGrayRed) p.b_gray |= bit;
+    if (kind == kKBrownRed) p.b_brown |= bit;
+  }
+
+ private:
   void apply_chance(State& s, Action a) const;
   Action draw_implicit(State& s) const;
   void settle(State& s) const;        // implicit draws, then what follows the pending work

@@ -65,28 +65,30 @@ def _scorer():
     return _make(players=1, side="A", spirits=False, chance="implicit")
 
 
-def score(board: Mapping[str, Any], side: str = "A", cards: Iterable[Mapping[str, Any]] | None = None) -> dict:
+def score(board: Mapping[str, Any], side: str = "A", cards: Iterable[Mapping[str, Any]] = ()) -> dict:
     """Score breakdown of one personal board given in the format of bga_final_boards.json.
 
     `board` is either ``{"col,row": [colours bottom to top], ...}`` (cells left out are empty) or a
     player object ``{"board": {...}, "cubes": [...], "cards": [...]}`` (other keys are ignored).
-    `cards` lists ``{"id": n, "cubes_placed": k}`` in any order (default: the player object's cards,
-    else none). Returns ``{"trees", "mountains", "fields", "buildings", "water", "animals",
-    "spirit", "total", "cubes"}``; bad input raises ValueError.
+    `cards` lists ``{"id": n, "cubes_placed": k}`` in any order; when it is empty and `board` is a
+    player object, that object's cards are used. Returns ``{"trees", "mountains", "fields",
+    "buildings", "water", "animals", "spirit", "total", "cubes"}`` (`cubes`: animal cubes placed,
+    the tie-break); bad input raises ValueError.
     """
     if side not in ("A", "B"):
         raise ValueError(f"side must be 'A' or 'B', got {side!r}")
     if not isinstance(board, Mapping):
         raise ValueError(f"board must be a dict of 'col,row' -> colours, got {type(board).__name__}")
+    if cards is None or isinstance(cards, (str, bytes)) or not isinstance(cards, Iterable):
+        raise ValueError(f"cards must be a list of {{'id', 'cubes_placed'}}, got {type(cards).__name__}")
+    cards = list(cards)
     if "board" in board:
         player = board
         board = player["board"]
         if not isinstance(board, Mapping):
             raise ValueError(f"player 'board' must be a dict of 'col,row' -> colours, got {type(board).__name__}")
-        if cards is None:
+        if not cards:
             cards = player.get("cards", [])
-    if cards is None:
-        cards = []
     if isinstance(cards, (str, bytes)) or not isinstance(cards, Iterable):
         raise ValueError(f"cards must be a list of {{'id', 'cubes_placed'}}, got {type(cards).__name__}")
     cards = [dict(c) if isinstance(c, Mapping) else c for c in cards]
