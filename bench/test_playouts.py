@@ -1,5 +1,6 @@
-"""Plies per second of uniformly random games: meeple (C++ and Python loop), the pure-Python
-reference, and OpenSpiel's oware and mancala. Run with `pytest bench` or `python bench/report.py`.
+"""Plies per second of uniformly random games: meeple (C++, VectorGame and Python loop), the
+pure-Python reference, and OpenSpiel's oware and mancala; MCTS simulations per second, meeple's and
+OpenSpiel's MCTSBot. Run with `pytest bench` or `python bench/report.py`.
 
 The workloads are the ones `meeple bench` times (`meeple.bench`), so both report the same thing:
 * random_playouts     `meeple.random_playouts(game, n, seed, threads)`: whole games in C++;
@@ -7,13 +8,26 @@ The workloads are the ones `meeple bench` times (`meeple.bench`), so both report
                       s.legal_actions(); s.apply_action(legal[rng.randrange(len(legal))])` with
                       `rng = random.Random(seed)` — the same loop and RNG for meeple, the reference
                       and pyspiel, so they are comparable;
+* vector              `meeple.bench.vector_steps`: `vec.step(vec.random_actions())` on a
+                      `meeple.VectorGame` of n = 1, 64, 1024 states (observations=False and True),
+                      n plies per step;
+* mcts                `meeple.bench.mcts_searches`: `game._mcts(initial state, sims, threads, seed,
+                      c)`, simulations counted as the root's visits (sims per thread);
 * openspiel bots      `pyspiel.evaluate_bots(state, [make_uniform_random_bot(p, seed) ...], seed)`:
                       whole games in OpenSpiel's C++. It plays on the state it is given, so the plies
-                      of each game are counted exactly afterwards with `state.move_number()`.
+                      of each game are counted exactly afterwards with `state.move_number()`;
+* openspiel mcts      `meeple.bench.openspiel_mcts`: `pyspiel.MCTSBot(...).step(initial state)`.
 Plies are counted exactly in every case (`move_number()` / the `lengths` returned by
-random_playouts), per round, in `extra_info["plies"]`.
+random_playouts), per round, in `extra_info["plies"]` (simulations for MCTS, `extra_info["unit"]`
+"sims").
+
+MEEPLE_BENCH_GAMES (comma-separated meeple games, default all) and MEEPLE_BENCH_OPENSPIEL ("0": skip
+OpenSpiel) select what runs; bench/report.py runs one pytest per game so that a crash in one engine
+loses only that game's rows.
 """
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -27,8 +41,10 @@ except ImportError:  # the pure-Python reference is not written yet
 
 pytestmark = pytest.mark.bench
 
-GAMES = meeple.list_games()
-OPENSPIEL_GAMES = sorted({og for g in GAMES for og in mbench.spec_for(g).openspiel})
+_SELECTED = os.environ.get("MEEPLE_BENCH_GAMES")
+GAMES = meeple.list_games() if _SELECTED is None else [g for g in _SELECTED.split(",") if g]
+OPENSPIEL_GAMES = [] if os.environ.get("MEEPLE_BENCH_OPENSPIEL") == "0" else sorted(
+    {og for g in meeple.list_games() for og in mbench.spec_for(g).openspiel})
 
 
 def _load(name):
@@ -57,6 +73,29 @@ def test_python_loop(measure_plies, name):
                   game=name, kind="meeple", state_size_bytes=_state_size(game))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("size", mbench.VECTOR_SIZES)
+@pytest.mark.parametrize("observations", [False, True], ids=["noobs", "obs"])
+@pytest.mark.parametrize("name", GAMES)
+def test_vector_game(measure_plies, name, observations, size, threads):
+    game = _load(name)
+    vec = meeple.VectorGame(game, size, seed=0, threads=threads, observations=observations)
+    measure_plies(f"{name}/{mbench.vector_key(size, threads, observations)}",
+                  mbench.vector_label(name, size, threads, observations),
+                  lambda n: mbench.vector_steps(vec, n), game=name, kind="meeple")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name", GAMES)
+def test_mcts(measure_plies, name, threads):
+    game = _load(name)
+    state = game.new_initial_state()
+    sims = mbench.spec_for(name).mcts_simulations
+    measure_plies(f"{name}/{mbench.mcts_key(threads)}", mbench.mcts_label(name, sims, threads),
+                  lambda n: mbench.mcts_searches(game, state, sims, threads, n), game=name, kind="meeple",
+                  unit="sims")
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_reference_loop(measure_plies, name):
     if reference is None:
@@ -82,3 +121,12 @@ def test_openspiel_random_bots(measure_plies, name):
     game = pyspiel.load_game(name)
     measure_plies(f"openspiel/{name}/bots", f"OpenSpiel {name}: C++ random bots (evaluate_bots)",
                   lambda n: mbench.openspiel_bots(game, n), game=name, kind="openspiel")
+
+
+@pytest.mark.parametrize("name", OPENSPIEL_GAMES)
+def test_openspiel_mcts(measure_plies, name):
+    pyspiel = pytest.importorskip("pyspiel")
+    game = pyspiel.load_game(name)
+    measure_plies(f"openspiel/{name}/mcts", mbench.openspiel_mcts_label(name),
+                  lambda n: mbench.openspiel_mcts(game, mbench.OPENSPIEL_MCTS_SIMULATIONS, n), game=name,
+                  kind="openspiel", unit="sims")

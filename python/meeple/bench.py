@@ -1,22 +1,28 @@
-"""A quick, dependency-free benchmark: plies per second of random games, behind `meeple bench`.
+"""A quick, dependency-free benchmark: plies (and MCTS simulations) per second, behind `meeple bench`.
 
 For each game it times, with plain `time.perf_counter` loops:
 
 * ``native``          `meeple.random_playouts` — whole random games in C++ (1 and 2 threads);
 * ``python_loop``     the per-move protocol loop a user writes in Python (`protocol_loop`);
+* ``vector_N``        `meeple.VectorGame` with N states (1, 64, 1024; 1 and 2 threads; with
+                      ``observations=False``, as rollouts use it, and with observations), stepped
+                      with ``vec.step(vec.random_actions())`` (N plies per step; `vector_steps`);
+* ``mcts``            the C++ MCTS (`game._mcts`) from the initial state, in simulations (1 and 2
+                      threads; `mcts_searches`);
 * ``reference_loop``  the same loop over the pure-Python reference (`meeple.reference`), if present;
-* OpenSpiel's ``oware`` and ``mancala`` (if `pyspiel` imports): the same Python loop, and OpenSpiel's
-  C++ uniform random bots through `pyspiel.evaluate_bots`;
+* OpenSpiel's ``oware`` and ``mancala`` (if `pyspiel` imports): the same Python loop, OpenSpiel's
+  C++ uniform random bots through `pyspiel.evaluate_bots`, and OpenSpiel's C++ `MCTSBot`
+  (simulations per second of `bot.step` on the initial state; `openspiel_mcts`);
 
 and prints the throughputs and the ratios that matter (`render`). `bench/report.py` turns a
-pytest-benchmark run into the same table with the same code.
+pytest-benchmark run into the same table with the same code (and writes bench/REPORT.md).
 
 >>> import io, meeple.bench
 >>> results = meeple.bench.run(quick=True, out=io.StringIO())   # doctest: +SKIP
 
-Every workload returns the number of plies (actions applied) it played, counted exactly, so time
-turns into plies/s. Adding a game is one line in `BENCH_GAMES` (or nothing: unlisted games get the
-defaults).
+Every workload returns the number of plies (actions applied) it played, or of MCTS simulations it
+ran, counted exactly, so time turns into plies/s or sims/s. Adding a game is one line in
+`BENCH_GAMES` (or nothing: unlisted games get the defaults).
 """
 from __future__ import annotations
 
@@ -29,25 +35,40 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-__all__ = ["BenchSpec", "BENCH_GAMES", "Measurement", "Results", "run", "render", "machine_info",
-           "native_playouts", "protocol_loop", "openspiel_bots", "calibrate", "measure",
-           "loop_breakdown", "render_breakdown"]
+__all__ = ["BenchSpec", "BENCH_GAMES", "VECTOR_SIZES", "Measurement", "Results", "run", "render",
+           "machine_info", "native_playouts", "protocol_loop", "vector_steps", "mcts_searches",
+           "openspiel_bots", "openspiel_mcts", "calibrate", "measure", "loop_breakdown", "render_breakdown"]
 
 
 @dataclass(frozen=True)
 class BenchSpec:
-    """How one meeple game is benchmarked."""
+    """How one meeple game is benchmarked, and the targets its ratios are held to (None: shown, no
+    target)."""
 
     name: str
     params: dict = field(default_factory=dict)       # parameters passed to meeple.load / reference.load
     openspiel: tuple = ("oware", "mancala")          # OpenSpiel games shown for comparison
     baseline: str = "oware"                          # the OpenSpiel game the target ratios use
+    openspiel_targets: bool = False                  # hold the OpenSpiel ratios to their targets
+    mcts_simulations: int = 2000                     # simulations per search (per thread)
+    playouts_target: float | None = None             # random_playouts, 1 thread, M plies/s
+    reference_target: float | None = 100.0           # random_playouts / reference loop
+    vector_target: float | None = 0.8                # VectorGame n=1024 (observations=False) / random_playouts
+    mcts_target: float | None = None                 # MCTS k sims/s per thread
+    mcts_scaling_target: float | None = None         # MCTS 2 threads / 1 thread ("near-linear")
 
 
 # game name -> BenchSpec. Games not listed here are benchmarked with BenchSpec(name).
 BENCH_GAMES = {
-    "abacuachego": BenchSpec("abacuachego"),
+    # the mancala: compared with OpenSpiel's oware (and mancala) game for game
+    "abacuachego": BenchSpec("abacuachego", openspiel_targets=True, playouts_target=30.0, mcts_target=200.0,
+                             mcts_scaling_target=1.8),
+    "harmonies": BenchSpec("harmonies", params={"players": 2}, reference_target=200.0),
+    "imperial_harvest": BenchSpec("imperial_harvest"),
 }
+
+VECTOR_SIZES = (1, 64, 1024)   # VectorGame sizes timed
+OPENSPIEL_MCTS_SIMULATIONS = 1000
 
 
 def spec_for(name: str) -> BenchSpec:
@@ -83,6 +104,41 @@ def protocol_loop(game, n_games: int, seed: int = 0) -> int:
     return plies
 
 
+def vector_steps(vec, steps: int) -> int:
+    """`steps` steps of a `meeple.VectorGame` with uniformly random actions drawn in C++:
+    ``vec.step(vec.random_actions())``; returns the plies, len(vec) per step (finished games are
+    reset in the same step, so every slot plays one ply per step)."""
+    step, random_actions = vec.step, vec.random_actions
+    for _ in range(steps):
+        step(random_actions())
+    return steps * len(vec)
+
+
+def mcts_searches(game, state, simulations: int, threads: int, searches: int, c: float = 1.4) -> int:
+    """`searches` C++ MCTS searches (`game._mcts`) from `state`, search i seeded i; returns the
+    simulations run, counted as the sum of the root's visit counts (`simulations` per thread)."""
+    total = 0
+    for i in range(searches):
+        _, visits = game._mcts(state, simulations, threads, i, c)
+        total += sum(visits.values())
+    return total
+
+
+def openspiel_mcts(game, simulations: int, searches: int, seed: int = 0) -> int:
+    """`searches` calls of OpenSpiel's C++ `MCTSBot.step` on the initial state (UCT c = 2, one random
+    rollout per leaf, no solver), each a fresh search of `simulations`; returns the simulations."""
+    import pyspiel
+
+    if isinstance(game, str):
+        game = pyspiel.load_game(game)
+    bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, simulations, 256, False, seed,
+                          False)
+    state = game.new_initial_state()
+    for _ in range(searches):
+        bot.step(state)
+    return searches * simulations
+
+
 def openspiel_bots(game, n_games: int, seed: int = 0) -> int:
     """`n_games` games between OpenSpiel's C++ uniform random bots (`pyspiel.evaluate_bots`).
 
@@ -111,15 +167,17 @@ def openspiel_bots(game, n_games: int, seed: int = 0) -> int:
 
 @dataclass
 class Measurement:
-    """`plies` played in `seconds` (one round, as summarised over `rounds` rounds)."""
+    """`plies` played (or MCTS simulations run, `unit` "sims") in `seconds` (one round, as summarised
+    over `rounds` rounds)."""
 
     key: str            # e.g. "abacuachego/native", "openspiel/oware/bots"
     label: str
-    plies: float
+    plies: float        # the count of `unit`s per round
     seconds: float
     rounds: int = 1
-    n: int = 0          # games per round
+    n: int = 0          # games (vector: steps; MCTS: searches) per round
     extra: dict = field(default_factory=dict)
+    unit: str = "plies"
 
     @property
     def rate(self) -> float:
@@ -144,13 +202,34 @@ def calibrate(work: Callable[[int], int], target: float, n: int = 1, max_n: int 
 
 
 def measure(key: str, label: str, work: Callable[[int], int], target: float, repeats: int,
-            **extra) -> Measurement:
+            unit: str = "plies", **extra) -> Measurement:
     """Calibrates `work` to ~`target` s per round (this also warms up) and keeps the median round."""
     n = calibrate(work, target)
     rounds = [_timed(work, n) for _ in range(repeats)]
     seconds = statistics.median(dt for _, dt in rounds)
     plies = statistics.median(p for p, _ in rounds)
-    return Measurement(key, label, plies, seconds, repeats, n, extra)
+    return Measurement(key, label, plies, seconds, repeats, n, extra, unit)
+
+
+def openspiel_mcts_label(og: str) -> str:
+    return f"OpenSpiel {og}: C++ MCTSBot {OPENSPIEL_MCTS_SIMULATIONS} sims/search, 1 thread"
+
+
+def vector_key(size: int, threads: int, observations: bool = True) -> str:
+    return f"vector_{size}" + ("" if observations else "_noobs") + ("" if threads == 1 else f"_{threads}threads")
+
+
+def vector_label(name: str, size: int, threads: int, observations: bool = True) -> str:
+    return (f"{name}: VectorGame n={size}{'' if observations else ', observations=False'}, "
+            f"{threads} thread{'s' * (threads > 1)}")
+
+
+def mcts_key(threads: int) -> str:
+    return "mcts" + ("" if threads == 1 else f"_{threads}threads")
+
+
+def mcts_label(name: str, simulations: int, threads: int) -> str:
+    return f"{name}: MCTS {simulations} sims/search, {threads} thread{'s' * (threads > 1)}"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -216,13 +295,21 @@ def machine_info() -> dict:
         usable = os.cpu_count()
     try:
         import meeple
+        from meeple import _core
 
-        meeple_version = meeple.__version__
+        built = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(os.path.getmtime(_core.__file__)))
+        meeple_version = f"{meeple.__version__} (compiled engine built {built})"
     except Exception:
         meeple_version = "not importable"
+    try:
+        load = "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg()) + " (1, 5, 15 min)"
+    except (AttributeError, OSError):
+        load = "unknown"
     return {
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "cpu": _cpu_model(),
         "cores": f"{os.cpu_count()} logical, {usable} usable",
+        "load": load,
         "platform": platform.platform(),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "numpy": _version("numpy", "numpy"),
@@ -237,6 +324,7 @@ def _ratio_rows(results: Results, game: str) -> list[tuple[str, str, str, str]]:
     r = results.rate
     native, native2 = r(f"{game}/native"), r(f"{game}/native_2threads")
     loop, ref = r(f"{game}/python_loop"), r(f"{game}/reference_loop")
+    mcts, mcts2 = r(f"{game}/mcts"), r(f"{game}/mcts_2threads")
     rows = []
 
     def row(name, value, target=None, unit="x"):
@@ -251,21 +339,57 @@ def _ratio_rows(results: Results, game: str) -> list[tuple[str, str, str, str]]:
     def div(a, b):
         return None if a is None or b is None or not b else a / b
 
-    row("random_playouts, 1 thread (M plies/s)", None if native is None else native / 1e6, 30.0, " M")
+    row("random_playouts, 1 thread (M plies/s)", div(native, 1e6), spec.playouts_target, " M")
+    baseline = spec.baseline if spec.openspiel_targets else None
     for og in spec.openspiel:
-        target = 15.0 if og == spec.baseline else None
+        target = 15.0 if og == baseline else None
         row(f"random_playouts / OpenSpiel C++ random bots ({og})", div(native, r(f"openspiel/{og}/bots")),
             target)
     if native2 is not None:
         row("random_playouts 2 threads / 1 thread", div(native2, native))
     for og in spec.openspiel:
-        target = 1.5 if og == spec.baseline else None
+        target = 1.5 if og == baseline else None
         row(f"Python loop / pyspiel Python loop ({og})", div(loop, r(f"openspiel/{og}/python_loop")), target)
-    row("random_playouts / reference loop (whole random games)", div(native, ref), 100.0)
+    row("random_playouts / reference loop (whole random games)", div(native, ref), spec.reference_target)
     row("Python loop / reference loop (whole random games)", div(loop, ref))
+    big = max(VECTOR_SIZES)
+    for observations in (False, True):
+        for threads, base in ((1, native), (2, native2)):
+            if base is None and threads > 1:
+                continue
+            what = "observations=False" if not observations else "with observations"
+            row(f"VectorGame n={big} ({what}) / random_playouts, {threads} thread{'s' * (threads > 1)}",
+                div(r(f"{game}/{vector_key(big, threads, observations)}"), base),
+                None if observations else spec.vector_target)
+    row("MCTS, 1 thread (k sims/s)", div(mcts, 1e3), spec.mcts_target, " k")
+    if mcts2 is not None:
+        row("MCTS, 2 threads, per thread (k sims/s)", div(mcts2, 2e3), None, " k")
+        row("MCTS 2 threads / 1 thread", div(mcts2, mcts), spec.mcts_scaling_target)
+    for og in spec.openspiel:
+        row(f"MCTS / OpenSpiel MCTSBot ({og}), sims/s, 1 thread", div(mcts, r(f"openspiel/{og}/mcts")))
     size = results.state_sizes.get(game)
     rows.append(("sizeof(State) (bytes)", "n/a" if size is None else str(size), "", ""))
     return rows
+
+
+def target_rows(results: Results) -> list[list[str]]:
+    """[game, ratio, value, target, status] for every ratio with a target, all games, plus the
+    OpenSpiel anchors (MCTSBot sims/s, C++ random bots plies/s)."""
+    rows = []
+    for game in results.games:
+        rows += [[game, *row] for row in _ratio_rows(results, game) if row[2]]
+    for key, m in sorted(results.measurements.items()):
+        if key.startswith("openspiel/") and key.endswith(("/mcts", "/bots")):
+            scale, unit = (1e3, " k") if m.unit == "sims" else (1e6, " M")
+            rows.append(["OpenSpiel " + key.split("/")[1], f"anchor: {m.label.split(': ', 1)[1]} ({unit.strip()} "
+                         f"{m.unit}/s)", f"{m.rate / scale:,.2f}{unit}", "", ""])
+    return rows
+
+
+def render_targets(results: Results, markdown: bool = False) -> str:
+    """One table of the ratios that have a target (met / MISSED), every game, and the anchors."""
+    return "\n".join(_table(["game", "ratio", "value", "target", "status"], target_rows(results), markdown,
+                            "llrll"))
 
 
 def _fmt_target(target, unit):
@@ -289,7 +413,9 @@ def _table(header: list[str], rows: list[list[str]], markdown: bool, align: str)
     return [fmt(header), fmt(["-" * w for w in widths])] + [fmt(row) for row in rows]
 
 
-_KINDS = ("native", "native_2threads", "python_loop", "reference_loop", "bots")
+_KINDS = ("native", "native_2threads", "python_loop",
+          *(vector_key(size, t, o) for o in (False, True) for size in VECTOR_SIZES for t in (1, 2)),
+          "mcts", "mcts_2threads", "reference_loop", "bots")
 
 
 def _order(results: Results, key: str):
@@ -301,6 +427,18 @@ def _order(results: Results, key: str):
         return (1, parts[1], rank, key)
     games = results.games
     return (0, games.index(parts[0]) if parts[0] in games else len(games), rank, key)
+
+
+def measurement_rows(results: Results) -> list[list[str]]:
+    """One row per measurement: n per round (games; VectorGame: steps; MCTS: searches), plies (or
+    sims) per n and per round, round time, rate."""
+    rows = []
+    for meas in sorted(results.measurements.values(), key=lambda m: _order(results, m.key)):
+        rate = meas.rate
+        per_n = meas.plies / meas.n if meas.n else float("nan")
+        rows.append([meas.label, f"{meas.n:,}", f"{per_n:,.1f}", f"{meas.plies:,.0f}", f"{meas.seconds * 1e3:,.2f}",
+                     f"{rate:,.0f}", f"{meas.unit}/s", f"{1e9 / rate:,.1f}", str(meas.rounds)])
+    return rows
 
 
 def render(results: Results, markdown: bool = False) -> str:
@@ -317,14 +455,8 @@ def render(results: Results, markdown: bool = False) -> str:
         lines += [f"  {k:<10} {v}" for k, v in m.items()]
     lines.append("")
 
-    rows = []
-    for meas in sorted(results.measurements.values(), key=lambda m: _order(results, m.key)):
-        rate = meas.rate
-        per_game = meas.plies / meas.n if meas.n else float("nan")
-        rows.append([meas.label, f"{meas.n:,}", f"{per_game:,.1f}", f"{meas.plies:,.0f}",
-                     f"{meas.seconds * 1e3:,.2f}", f"{rate:,.0f}", f"{1e6 / rate:,.4f}", str(meas.rounds)])
-    lines += _table(["measurement", "games", "plies/game", "plies/round", "ms/round", "plies/s", "us/ply",
-                     "rounds"], rows, markdown, "lrrrrrrr")
+    lines += _table(["measurement", "n/round", "per n", "count/round", "ms/round", "per second", "unit",
+                     "ns each", "rounds"], measurement_rows(results), markdown, "lrrrrrlrr")
     for game in results.games:
         lines.append("")
         lines.append(f"**ratios: {game}**" if markdown else f"ratios: {game}")
@@ -459,6 +591,19 @@ def run(games=None, quick: bool = False, out=sys.stdout, breakdown: bool = False
                                 lambda n, t=threads: native_playouts(game, n, 0, t), target, repeats))
         results.add(measure(f"{name}/python_loop", f"{name}: Python protocol loop",
                             lambda n: protocol_loop(game, n), target, repeats))
+        for observations in (False, True):
+            for size in VECTOR_SIZES:
+                for threads in (1, 2):
+                    vec = meeple.VectorGame(game, size, seed=0, threads=threads, observations=observations)
+                    results.add(measure(f"{name}/{vector_key(size, threads, observations)}",
+                                        vector_label(name, size, threads, observations),
+                                        lambda n, v=vec: vector_steps(v, n), target, repeats))
+                    del vec
+        state = game.new_initial_state()
+        for threads in (1, 2):
+            results.add(measure(f"{name}/{mcts_key(threads)}", mcts_label(name, spec.mcts_simulations, threads),
+                                lambda n, t=threads: mcts_searches(game, state, spec.mcts_simulations, t, n),
+                                target, repeats, unit="sims"))
         if reference is not None:
             if name in reference.list_games():
                 ref_game = reference.load(name, **spec.params)
@@ -476,6 +621,9 @@ def run(games=None, quick: bool = False, out=sys.stdout, breakdown: bool = False
                                 lambda n: protocol_loop(os_game, n), target, repeats))
             results.add(measure(f"openspiel/{og}/bots", f"OpenSpiel {og}: C++ random bots (evaluate_bots)",
                                 lambda n: openspiel_bots(os_game, n), target, repeats))
+            results.add(measure(f"openspiel/{og}/mcts", openspiel_mcts_label(og),
+                                lambda n: openspiel_mcts(os_game, OPENSPIEL_MCTS_SIMULATIONS, n), target, repeats,
+                                unit="sims"))
             if breakdown:
                 breakdowns[f"OpenSpiel {og}"] = loop_breakdown(os_game, 40 if quick else 400)
     print(render(results), file=out)

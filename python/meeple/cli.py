@@ -3,6 +3,8 @@
     meeple list                                        games, their parameters and allowed values
     meeple play abacuachego --bot random               you against a bot in the terminal
     meeple selfplay "abacuachego(parity=pit)" --games 1000 --workers 4 --out games.jsonl
+    meeple selfplay abacuachego --bots mcts:1000,random --games 100000 --ray local --out games.jsonl
+                                                       (rerun to resume; --ray ADDRESS for a cluster)
     meeple perft abacuachego --depth 5 --divide        move-generation node counts
     meeple render abacuachego --moves "3cw 5ccw"       the board after some moves (or --json FILE)
     meeple bench --quick                               throughput benchmarks (meeple.bench)
@@ -16,21 +18,19 @@ which `main` reports argparse-style on stderr with exit code 2.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import random
 import re
 import sys
 import time
-from collections.abc import Iterator
 from typing import Any, TextIO
 
 import numpy as np
 
 from . import __version__, list_games, load
 from ._registry import game_spec, parse_game_string
-from .bots import (Bot, Match, choose_action, derive_seed, inform_bots, make_bot, parse_bot_specs, play_games,
+from .bots import (Bot, Match, choose_action, derive_seed, inform_bots, make_bot, parse_bot_specs,
                    restart_bots, sample_chance)
 from .serialization import RECORD_SCHEMA, Record, state_from_document
 
@@ -101,9 +101,18 @@ def _build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--bots", default="random",
                           help="one bot spec for every seat, or one per seat, comma-separated (default random)")
     selfplay.add_argument("--seed", type=_seed, default=0, help="base seed (default 0)")
-    selfplay.add_argument("--workers", type=_positive, default=1, metavar="K",
-                          help="processes (threads for all-random bots without --out)")
-    selfplay.add_argument("--out", metavar="FILE.jsonl", help="write one JSON record per game ('-': stdout)")
+    selfplay.add_argument("--workers", type=_positive, metavar="K",
+                          help="processes (default 1; threads for all-random bots without --out; "
+                               "with --ray, about 2K tasks queued, default K = the cluster's CPUs)")
+    selfplay.add_argument("--out", metavar="FILE.jsonl",
+                          help="write one JSON record per game, in game order ('-': stdout); an existing "
+                               "FILE of the same command is resumed: only its missing games are played")
+    selfplay.add_argument("--ray", metavar="ADDRESS",
+                          help="play on a Ray cluster: 'local' starts one here, else the address of one "
+                               '(needs pip install "meeple[ray]")')
+    selfplay.add_argument("--timing", action="store_true",
+                          help="record each game's wall-clock seconds in meta (the file then differs "
+                               "between runs)")
 
     perft = command("perft", _cmd_perft, "count the action sequences of each depth")
     _game_arguments(perft)
@@ -372,13 +381,11 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
     for spec in dict.fromkeys(specs):
         _make_bot(spec, game, 0)  # a bad spec fails now, not in a worker
     start = time.perf_counter()
-    if args.out is None and all(spec == "random" for spec in specs):
-        returns, lengths = _random_selfplay(game, args.games, args.seed, args.workers)
+    if args.out is None and args.ray is None and all(spec == "random" for spec in specs):
+        returns, lengths = _random_selfplay(game, args.games, args.seed, args.workers or 1)
+        summary = selfplay_summary(game, specs, returns, lengths, time.perf_counter() - start)
     else:
-        with _open_output(args.out) as out:
-            returns, lengths = _bot_selfplay(Match(game, tuple(specs), args.seed), args.games, args.workers, out)
-    wall = time.perf_counter() - start
-    summary = selfplay_summary(game, specs, returns, lengths, wall)
+        summary = _bot_selfplay(game, specs, args)
     print(summary, file=sys.stderr if args.out == "-" else sys.stdout)
     return 0
 
@@ -396,47 +403,61 @@ def _random_selfplay(game: Any, n: int, seed: int, threads: int) -> tuple[np.nda
     return np.concatenate(returns), np.concatenate(lengths)
 
 
-def _bot_selfplay(match: Match, n: int, workers: int, out: TextIO | None) -> tuple[np.ndarray, np.ndarray]:
-    """Games 0..n-1 of `match`, each written to `out` as a JSON line (if given) as it finishes."""
-    returns, lengths = [], []
-    with Progress(n) as progress:
-        for record in play_games(match, range(n), workers):
-            if out is not None:
-                out.write(record.to_json() + "\n")
-            returns.append(record.returns)
-            lengths.append(len(record.actions))
-            progress.advance()
-    return np.array(returns, dtype=float), np.array(lengths, dtype=np.int64)
+def _bot_selfplay(game: Any, specs: list[str], args: argparse.Namespace) -> str:
+    """Games 0..N-1 between bots through `meeple.selfplay` (processes or Ray; --out resumed); the
+    summary of every game in the output."""
+    from . import selfplay
 
-
-@contextlib.contextmanager
-def _open_output(path: str | None) -> Iterator[TextIO | None]:
-    if path is None or path == "-":
-        yield None if path is None else sys.stdout
-        return
+    out: Any = args.out
+    if out == "-":
+        out = sys.stdout
+    elif out is not None:
+        try:
+            open(out, "ab").close()  # exists and is writable (an existing file is left as it is)
+        except OSError as e:
+            raise UsageError(f"cannot write {out}: {e.strerror}") from None
+    match = Match(game, tuple(specs), args.seed)
+    start = time.perf_counter()
     try:
-        out = open(path, "w", encoding="utf-8")
-    except OSError as e:
-        raise UsageError(f"cannot write {path}: {e.strerror}") from None
-    with out:
-        yield out
+        result = selfplay.run(match, args.games, out, workers=args.workers or 1, ray=args.ray,
+                              timing=args.timing, progress=lambda total, done: Progress(total, initial=done))
+    except (selfplay.ResumeError, selfplay.RayUnavailable) as e:
+        raise UsageError(str(e)) from None
+    wall = time.perf_counter() - start
+    notes = []
+    if result.resumed:
+        notes.append(f"{result.resumed} games were already in {args.out}, {result.played} played now")
+    if result.dropped:
+        notes.append(f"dropped a truncated last line ({result.dropped} bytes) of {args.out}")
+    return selfplay_summary(game, specs, result.returns, result.lengths, wall, played=result.played,
+                            played_plies=result.played_plies, notes=notes)
 
 
 def selfplay_summary(game: Any, specs: list[str], returns: np.ndarray, lengths: np.ndarray,
-                     wall: float) -> str:
-    """Wins per seat, draws, game lengths and speed of a batch of finished games."""
+                     wall: float, played: int | None = None, played_plies: int | None = None,
+                     notes: list[str] | None = None) -> str:
+    """Wins per seat, draws, game lengths and speed of a batch of finished games.
+
+    `played`/`played_plies`: how many of them (and their plies) this run played in `wall` seconds,
+    when the others were read back from a file (default: all of them); the speed counts only those.
+    """
     n = len(lengths)
     lines = [f"{game_label(game)}: {n} games in {wall:.2f} s"]
+    lines += [f"  ({note})" for note in notes or []]
     seat_wins = np.bincount(winners(returns) + 1, minlength=len(specs) + 1)  # index 0: no winner
     for seat, spec in enumerate(specs):
         wins = "" if len(specs) == 1 else f"{seat_wins[seat + 1]} wins ({seat_wins[seat + 1] / n:.1%}), "
         lines.append(f"  seat {seat} [{spec}]: {wins}mean return {returns[:, seat].mean():+.3f}")
     if len(specs) > 1:
         lines.append(f"  draws: {seat_wins[0]} ({seat_wins[0] / n:.1%})")
-    plies = int(lengths.sum())
+    plies = int(lengths.sum()) if played_plies is None else played_plies
+    games = n if played is None else played
     lines.append(f"  game length: mean {lengths.mean():.1f}, min {lengths.min()}, max {lengths.max()}")
     rate = 1 / wall if wall > 0 else float("inf")
-    lines.append(f"  speed: {plies * rate:,.0f} plies/s, {n * rate:,.0f} games/s")
+    if games:
+        lines.append(f"  speed: {plies * rate:,.0f} plies/s, {games * rate:,.0f} games/s")
+    else:
+        lines.append("  speed: no games played (all were already in the file)")
     return "\n".join(lines)
 
 
@@ -447,8 +468,8 @@ class Progress:
     every 30 seconds, so logs of long runs show progress without filling up.
     """
 
-    def __init__(self, total: int, unit: str = "games", stream: TextIO | None = None):
-        self.total, self.unit, self.count = total, unit, 0
+    def __init__(self, total: int, unit: str = "games", stream: TextIO | None = None, initial: int = 0):
+        self.total, self.unit, self.count, self.initial = total, unit, initial, initial
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.interval = 0.1 if self.tty else 30.0
@@ -471,7 +492,7 @@ class Progress:
     def _draw(self) -> None:
         self.drawn = time.perf_counter()
         elapsed = self.drawn - self.start
-        rate = self.count / elapsed if elapsed > 0 else 0.0
+        rate = (self.count - self.initial) / elapsed if elapsed > 0 else 0.0
         eta = _clock((self.total - self.count) / rate) if rate > 0 else "?"
         filled = self.count * 20 // max(self.total, 1)
         line = (f"[{'#' * filled}{'.' * (20 - filled)}] {self.count}/{self.total} {self.unit}  "

@@ -1,0 +1,371 @@
+"""Self-play at scale: many games between bots, in parallel processes or on a Ray cluster, written
+as JSON lines and resumable. This is what ``meeple selfplay ... --out FILE.jsonl`` runs.
+
+Game i of a `Match` is seeded ``derive_seed(seed, i)`` (its bots from that), so its record is the
+same whichever process, machine or run plays it. Records are written in game-index order, one
+`Record` per line, flushed as they arrive::
+
+    {"schema": "meeple-record/1", "game": ..., "parameters": {...}, "seed": <game seed>,
+     "actions": [...], "returns": [...],
+     "meta": {"bots": [...], "index": i, "seed": <match seed>, "plies": len(actions)}}
+
+With ``timing=True`` (``--timing``) meta also holds ``"seconds"``, the wall-clock time of the game;
+the file then differs from run to run, otherwise it is the same byte for byte for any number of
+workers, with or without Ray, interrupted and resumed or not.
+
+Resuming: given an existing file, `selfplay` reads the games already in it, checks that they come
+from the same game, parameters, bots and seed (else `ResumeError`), drops a truncated last line
+(a write cut short) and plays only the missing indices, appending.
+
+>>> import io, meeple
+>>> from meeple.bots import Match
+>>> out = io.StringIO()
+>>> summary = run(Match(meeple.load("abacuachego"), ("random", "random"), seed=1), 3, out=out)
+>>> summary.games, len(out.getvalue().splitlines())
+(3, 3)
+
+Ray is optional (``pip install "meeple[ray]"``) and imported only when asked for.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import multiprocessing
+import os
+import signal
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from .bots import Match, derive_seed
+from .serialization import RECORD_SCHEMA
+
+__all__ = ["Game", "Summary", "Existing", "ResumeError", "RayUnavailable", "run", "play", "read_existing",
+           "chunk_size"]
+
+RAY_HINT = 'pip install "meeple[ray]"'
+_LINE_START = json.dumps({"schema": RECORD_SCHEMA})[:-1]  # '{"schema": "meeple-record/1"': how every line starts
+
+
+class ResumeError(ValueError):
+    """An existing output file cannot be resumed by this command."""
+
+
+class RayUnavailable(RuntimeError):
+    """Ray was asked for but is not installed."""
+
+
+@dataclass(frozen=True)
+class Game:
+    """One finished game as it travels back from a worker: its JSON line, returns and length."""
+
+    index: int
+    line: str
+    returns: tuple[float, ...]
+    plies: int
+
+
+@dataclass
+class Existing:
+    """The games already in an output file (indices 0 .. count-1)."""
+
+    count: int = 0
+    returns: list = field(default_factory=list)
+    lengths: list = field(default_factory=list)
+    end: int = 0          # byte offset just past the last complete line
+    dropped: int = 0      # bytes of a truncated last line, dropped on resume
+
+
+@dataclass
+class Summary:
+    """What a self-play run ended with: every game in the output (resumed ones included)."""
+
+    returns: np.ndarray   # (games, players)
+    lengths: np.ndarray   # (games,)
+    resumed: int          # games read back from the file
+    played: int           # games played by this run
+    played_plies: int     # plies of the games played by this run
+    dropped: int = 0      # bytes of a truncated last line that were dropped
+
+    @property
+    def games(self) -> int:
+        return len(self.lengths)
+
+
+# --- playing ---------------------------------------------------------------------------------
+
+def play_one(match: Match, index: int, timing: bool = False) -> Game:
+    """Game `index` of `match` as a `Game` (the record's meta completed)."""
+    start = time.perf_counter()
+    record = match.play(index)
+    seconds = time.perf_counter() - start
+    record.meta.update(seed=match.seed, plies=len(record.actions))
+    if timing:
+        record.meta["seconds"] = round(seconds, 6)
+    return Game(index, record.to_json(), tuple(record.returns), len(record.actions))
+
+
+def _play_chunk(match: Match, start: int, stop: int, timing: bool) -> list[Game]:
+    return [play_one(match, i, timing) for i in range(start, stop)]
+
+
+def _play_chunk_star(task: tuple[Match, int, int, bool]) -> list[Game]:
+    return _play_chunk(*task)
+
+
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops the pool."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def chunk_size(games: int, workers: int) -> int:
+    """Games per task: about 16 tasks per worker (load balance), at most 256 (steady output)."""
+    return max(1, min(256, games // (16 * max(1, workers))))
+
+
+def _chunks(indices: range, size: int) -> list[range]:
+    return [indices[i:i + size] for i in range(0, len(indices), size)]
+
+
+def play(match: Match, indices: range, workers: int = 1, ray: str | None = None, timing: bool = False,
+         chunk: int | None = None) -> Iterator[Game]:
+    """The games `indices` (a range) of `match`, in index order.
+
+    ``workers == 1`` and no `ray`: in this process. ``workers > 1``: a pool of `workers` processes
+    started with the "spawn" method. ``ray`` = "local" (a Ray instance started here, with `workers`
+    CPUs if > 1, else all of them; or the one this process already started) or a cluster address:
+    Ray tasks of `chunk` games each (default `chunk_size`), about 2 x `workers` (default: the
+    cluster's CPUs) queued at once, their results taken in order.
+    """
+    if not indices:
+        return
+    if ray is not None:
+        yield from _play_ray(match, indices, ray, workers, timing, chunk)
+        return
+    if workers <= 1 or len(indices) <= 1:
+        for i in indices:
+            yield play_one(match, i, timing)
+        return
+    size = chunk or chunk_size(len(indices), workers)
+    tasks = [(match, r.start, r.stop, timing) for r in _chunks(indices, size)]
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(min(workers, len(tasks)), initializer=_ignore_interrupts) as pool:
+        for games in pool.imap(_play_chunk_star, tasks):
+            yield from games
+
+
+# --- Ray -------------------------------------------------------------------------------------
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailable(f"--ray needs Ray, which is not installed: {RAY_HINT}") from None
+    return ray
+
+
+def _package_parent() -> str:
+    return str(Path(__file__).resolve().parents[1])
+
+
+def _play_ray(match: Match, indices: range, address: str, workers: int, timing: bool,
+              chunk: int | None) -> Iterator[Game]:
+    ray = _import_ray()
+    started = False
+    pending: deque = deque()
+    if not ray.is_initialized():
+        if address == "local":
+            # Local workers must import this meeple even when it is not installed (a checkout on
+            # PYTHONPATH or sys.path): they inherit the environment of the processes ray.init starts.
+            saved = os.environ.get("PYTHONPATH")
+            paths = (saved or "").split(os.pathsep)
+            if _package_parent() not in paths:
+                os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [_package_parent(), *paths] if p)
+            try:
+                ray.init(num_cpus=workers if workers > 1 else None, include_dashboard=False, log_to_driver=False)
+            finally:
+                if saved is None:
+                    os.environ.pop("PYTHONPATH", None)
+                else:
+                    os.environ["PYTHONPATH"] = saved
+        else:
+            ray.init(address=address, log_to_driver=False)
+        started = True
+    try:
+        if workers <= 1:
+            workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        size = chunk or chunk_size(len(indices), workers)
+        remote = ray.remote(num_cpus=1)(_play_chunk)
+        match_ref = ray.put(match)
+        chunks = iter(_chunks(indices, size))
+        for r in chunks:  # at most 2 tasks per worker in flight; results taken in order
+            pending.append(remote.remote(match_ref, r.start, r.stop, timing))
+            if len(pending) >= 2 * workers:
+                break
+        while pending:
+            games = ray.get(pending.popleft())
+            r = next(chunks, None)
+            if r is not None:
+                pending.append(remote.remote(match_ref, r.start, r.stop, timing))
+            yield from games
+        pending.clear()
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        if started:
+            ray.shutdown()
+
+
+# --- output files ----------------------------------------------------------------------------
+
+def _differences(doc: dict, meta: dict, match: Match) -> list[str]:
+    """How the record `doc` differs from `match`'s games, e.g. ["bots ['random', 'random'] (this
+    command: ['mcts:100', 'random'])"]."""
+    game, out = match.game, []
+    found, want = doc.get("parameters"), game.parameters()
+    if doc.get("game") != game.name:
+        out.append(f"game {doc.get('game')!r} (this command: {game.name!r})")
+    elif found != want:
+        if isinstance(found, dict):
+            keys = [k for k in {**want, **found} if found.get(k, "<missing>") != want.get(k, "<missing>")]
+            found = {k: found.get(k, "<missing>") for k in keys}
+            want = {k: want.get(k, "<missing>") for k in keys}
+        out.append(f"parameters {found!r} (this command: {want!r})")
+    for name, value, wanted in (("bots", meta.get("bots"), list(match.bots)),
+                                ("seed", meta.get("seed", match.seed), match.seed)):
+        if value != wanted:
+            out.append(f"{name} {value!r} (this command: {wanted!r})")
+    return out
+
+
+def read_existing(path: str | os.PathLike, match: Match) -> Existing:
+    """The games already in `path` (missing: none), checked against `match`.
+
+    Raises `ResumeError` if a line is not a record of `match` (another game, parameters, bots or
+    seed), or if the games are not numbered 0, 1, 2, ... A last line without its newline (a write
+    cut short) is not counted; `Existing.end` is where the complete lines end.
+    """
+    path = Path(path)
+    if not path.exists():
+        return Existing()
+    data = path.read_bytes()
+    end = data.rfind(b"\n") + 1
+    tail = data[end:]
+    if tail and not _LINE_START.encode().startswith(tail[:len(_LINE_START)]):
+        raise ResumeError(f"{path} does not look like a meeple selfplay file (its last line is not "
+                          f"a record); use another --out")
+    existing = Existing(end=end, dropped=len(tail))
+    game = match.game
+    for number, raw in enumerate(data[:end].split(b"\n")[:-1], 1):
+        where = f"{path}, line {number}"
+        try:
+            doc = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise ResumeError(f"{where} is not a JSON record ({e}); not a meeple selfplay file?") from None
+        if not isinstance(doc, dict) or doc.get("schema") != RECORD_SCHEMA:
+            raise ResumeError(f"{where} is not a meeple game record; not a meeple selfplay file?")
+        meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
+        index = existing.count
+        differences = _differences(doc, meta, match)
+        if differences:
+            raise ResumeError(f"{path} holds games of another command: {'; '.join(differences)} at line "
+                              f"{number}; resume with the same game, parameters, bots and seed, or use "
+                              f"another --out")
+        if meta.get("index") != index:
+            raise ResumeError(f"{where} is game {meta.get('index')!r}, expected game {index}: "
+                              f"the file's games must be numbered 0, 1, 2, ... in order")
+        if doc.get("seed") != derive_seed(match.seed, index):
+            raise ResumeError(f"{where}: game {index} was not seeded from --seed {match.seed}; "
+                              f"resume with the seed that wrote the file, or use another --out")
+        returns, actions = doc.get("returns"), doc.get("actions")
+        if (not isinstance(returns, list) or len(returns) != game.num_players() or not isinstance(actions, list)):
+            raise ResumeError(f"{where}: game {index} has no returns or actions; not a finished game")
+        existing.returns.append([float(r) for r in returns])
+        existing.lengths.append(len(actions))
+        existing.count += 1
+    return existing
+
+
+def run(match: Match, games: int, out: str | os.PathLike | IO[str] | None = None, workers: int = 1,
+        ray: str | None = None, timing: bool = False, chunk: int | None = None,
+        progress: Callable[[int, int], Any] | None = None) -> Summary:
+    """Plays games 0 .. `games`-1 of `match` and writes their records to `out`.
+
+    `out`: a path (resumed if it exists: only the games it lacks are played, appended), a text
+    stream (written, never resumed), or None (nothing written). `progress(total, done)`, if given,
+    makes a context manager with an ``advance(count)`` method (e.g. `meeple.cli.Progress`).
+    Returns the `Summary` of every game in the output: those read back and those played.
+    """
+    existing = Existing()
+    if isinstance(out, (str, os.PathLike)):
+        existing = read_existing(out, match)
+    returns = list(existing.returns)
+    lengths = list(existing.lengths)
+    todo = range(existing.count, max(games, existing.count))
+    played_plies = 0
+    bar_factory = progress or (lambda total, done: _NoProgress())
+    with _writer(out, existing) as write, bar_factory(max(games, existing.count), existing.count) as bar, \
+            contextlib.closing(play(match, todo, workers, ray, timing, chunk)) as finished:
+        for game in finished:  # closing: an exception here stops the workers at once
+            write(game.line)
+            returns.append(list(game.returns))
+            lengths.append(game.plies)
+            played_plies += game.plies
+            bar.advance()
+    players = match.game.num_players()
+    return Summary(np.array(returns, dtype=float).reshape(-1, players), np.array(lengths, dtype=np.int64),
+                   existing.count, len(todo), played_plies, existing.dropped)
+
+
+class _NoProgress:
+    def __enter__(self) -> _NoProgress:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        pass
+
+    def advance(self, count: int = 1) -> None:
+        pass
+
+
+class _writer:
+    """A context manager giving ``write(line)``: appends one line to the output and flushes it."""
+
+    def __init__(self, out: str | os.PathLike | IO[str] | None, existing: Existing):
+        self.out, self.existing = out, existing
+        self.file: Any = None
+
+    def __enter__(self) -> Callable[[str], None]:
+        if self.out is None:
+            return lambda line: None
+        if isinstance(self.out, (str, os.PathLike)):
+            path = Path(self.out)
+            if path.exists():
+                self.file = open(path, "r+b")
+                self.file.truncate(self.existing.end)  # drops a truncated last line
+                self.file.seek(self.existing.end)
+            else:
+                self.file = open(path, "wb")
+            return self._write_bytes
+        self.file = None
+        return self._write_text
+
+    def _write_bytes(self, line: str) -> None:
+        self.file.write(line.encode("utf-8") + b"\n")
+        self.file.flush()
+
+    def _write_text(self, line: str) -> None:
+        self.out.write(line + "\n")  # type: ignore[union-attr]
+        self.out.flush()  # type: ignore[union-attr]
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.file is not None:
+            self.file.close()
+        elif self.out is not None:
+            self.out.flush()  # type: ignore[union-attr]
+

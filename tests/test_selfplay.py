@@ -1,0 +1,256 @@
+"""Self-play at scale (`meeple.selfplay`, `meeple selfplay ... --out`): parallel processes give the
+same file as one process, byte for byte; an interrupted run resumes to the same file; a file of
+another command is refused; MCTS plays; the Ray path gives the same file (if Ray is installed)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import meeple
+from meeple import cli, selfplay
+from meeple.bots import Match, derive_seed
+from meeple.serialization import Record
+
+MCTS_ARGS = ["selfplay", "abacuachego", "--bots", "mcts:40,random", "--seed", "3"]
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def games_line(text: str) -> int:
+    first = text.splitlines()[0]
+    return int(first.split(": ", 1)[1].split(" games in", 1)[0])
+
+
+@pytest.fixture(scope="module")
+def reference_file(tmp_path_factory) -> Path:
+    """12 games of MCTS (40 simulations) against random, played by one process."""
+    path = tmp_path_factory.mktemp("selfplay") / "one.jsonl"
+    assert cli.main([*MCTS_ARGS, "--games", "12", "--out", str(path)]) == 0
+    return path
+
+
+# --- parallel == serial -------------------------------------------------------------------------
+
+def test_workers_write_the_same_file_byte_for_byte(capsys, tmp_path, reference_file):
+    path = tmp_path / "two.jsonl"
+    code, out, _ = run(capsys, *MCTS_ARGS, "--games", "12", "--workers", "2", "--out", path)
+    assert code == 0 and games_line(out) == 12
+    assert path.read_bytes() == reference_file.read_bytes()
+
+
+@pytest.mark.parametrize("name, params, bots", [
+    ("harmonies", {"chance": "explicit"}, ("random", "random")),
+    ("imperial_harvest", {}, ("random", "mcts:10")),
+    ("abacuachego", {"parity": "pit"}, ("mcts:10", "mcts:20")),
+])
+def test_workers_and_chunks_do_not_change_the_records(name, params, bots):
+    match = Match(meeple.load(name, **params), bots, seed=9)
+    serial = [g.line for g in selfplay.play(match, range(7))]
+    parallel = [g.line for g in selfplay.play(match, range(7), workers=2, chunk=2)]
+    assert parallel == serial
+    assert [json.loads(line)["meta"]["index"] for line in serial] == list(range(7))
+
+
+def test_the_command_line_is_spawn_safe(tmp_path, reference_file):
+    """`python -m meeple selfplay --workers 2`: worker processes are spawned, not forked."""
+    path = tmp_path / "cli.jsonl"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(Path(meeple.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")) if p)}
+    done = subprocess.run([sys.executable, "-m", "meeple", *MCTS_ARGS, "--games", "12", "--workers", "2",
+                           "--out", str(path)], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert path.read_bytes() == reference_file.read_bytes()
+
+
+def test_records_replay_and_carry_their_meta(reference_file):
+    lines = reference_file.read_text().splitlines()
+    assert len(lines) == 12
+    for index, line in enumerate(lines):
+        record = Record.from_json(line)
+        assert record.meta == {"bots": ["mcts:40", "random"], "index": index, "seed": 3,
+                               "plies": len(record.actions)}
+        assert record.seed == derive_seed(3, index)
+        final = record.replay()
+        assert final.is_terminal() and record.returns == [float(r) for r in final.returns()]
+
+
+def test_mcts_beats_random(capsys, reference_file):
+    returns = [Record.from_json(line).returns for line in reference_file.read_text().splitlines()]
+    assert sum(r[0] > r[1] for r in returns) >= 10  # 40 simulations already win almost always
+    code, out, _ = run(capsys, *MCTS_ARGS, "--games", "12", "--out", reference_file)  # nothing to play
+    assert code == 0
+    assert "seat 0 [mcts:40]: " in out and "seat 1 [random]: " in out
+    wins = int(out.split("seat 0 [mcts:40]: ")[1].split(" wins")[0])
+    assert wins == sum(r[0] > r[1] for r in returns)
+
+
+def test_timing_adds_seconds(capsys, tmp_path):
+    path = tmp_path / "timed.jsonl"
+    assert run(capsys, "selfplay", "abacuachego", "--games", "3", "--timing", "--out", path)[0] == 0
+    for line in path.read_text().splitlines():
+        meta = json.loads(line)["meta"]
+        assert isinstance(meta["seconds"], float) and meta["seconds"] >= 0
+    # the games are the same as without --timing
+    untimed = tmp_path / "untimed.jsonl"
+    assert run(capsys, "selfplay", "abacuachego", "--games", "3", "--out", untimed)[0] == 0
+    strip = [{**json.loads(line), "meta": {k: v for k, v in json.loads(line)["meta"].items() if k != "seconds"}}
+             for line in path.read_text().splitlines()]
+    assert strip == [json.loads(line) for line in untimed.read_text().splitlines()]
+
+
+# --- resuming -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cut", ["mid_line", "line_boundary", "first_line", "empty"])
+def test_resume_after_an_interrupted_write(capsys, tmp_path, reference_file, cut):
+    full = reference_file.read_bytes()
+    newlines = [i for i, b in enumerate(full) if b == ord("\n")]
+    size = {"mid_line": (newlines[4] + newlines[5]) // 2, "line_boundary": newlines[6] + 1,
+            "first_line": newlines[0] // 3, "empty": 0}[cut]
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(full[:size])
+    code, out, _ = run(capsys, *MCTS_ARGS, "--games", "12", "--workers", "2", "--out", path)
+    assert code == 0
+    assert path.read_bytes() == full
+    assert games_line(out) == 12  # the summary covers every game in the file
+    kept = full[:size].count(b"\n")
+    if kept:
+        assert f"({kept} games were already in {path}, {12 - kept} played now)" in out
+    assert ("dropped a truncated last line" in out) == (cut in ("mid_line", "first_line"))
+
+
+def test_resume_after_an_interrupted_run(tmp_path, reference_file):
+    """Ctrl-C after 5 games: the file holds whole lines only, and the rerun completes it."""
+    match = Match(meeple.load("abacuachego"), ("mcts:40", "random"), seed=3)
+
+    class Interrupt:
+        def __init__(self, total, done):
+            self.count = done
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            pass
+
+        def advance(self, count=1):
+            self.count += count
+            if self.count == 5:
+                raise KeyboardInterrupt
+
+    path = tmp_path / "games.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        selfplay.run(match, 12, path, workers=2, chunk=1, progress=Interrupt)
+    assert path.read_bytes() == b"".join(reference_file.read_bytes().splitlines(keepends=True)[:5])
+    summary = selfplay.run(match, 12, path)
+    assert (summary.resumed, summary.played, summary.games) == (5, 7, 12)
+    assert path.read_bytes() == reference_file.read_bytes()
+
+
+def test_more_games_extend_the_file_and_fewer_play_none(capsys, tmp_path, reference_file):
+    path = tmp_path / "games.jsonl"
+    lines = reference_file.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:8]))
+    assert run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)[0] == 0
+    assert path.read_bytes() == reference_file.read_bytes()
+    code, out, _ = run(capsys, *MCTS_ARGS, "--games", "5", "--out", path)
+    assert code == 0 and games_line(out) == 12 and "no games played" in out
+    assert path.read_bytes() == reference_file.read_bytes()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["abacuachego", "--bots", "mcts:41,random", "--seed", "3"],
+     "bots ['mcts:40', 'random'] (this command: ['mcts:41', 'random'])"),
+    (["abacuachego", "--bots", "mcts:40,random", "--seed", "4"], "seed 3 (this command: 4)"),
+    (["abacuachego", "--bots", "mcts:40,random", "--seed", "3", "-p", "parity=pit"],
+     "parameters {'parity': 'count'} (this command: {'parity': 'pit'})"),
+    (["imperial_harvest", "--bots", "mcts:40,random", "--seed", "3"],
+     "game 'abacuachego' (this command: 'imperial_harvest')"),
+])
+def test_resume_refuses_a_file_of_another_command(capsys, tmp_path, reference_file, argv, message):
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(reference_file.read_bytes()[:-20])  # a truncated line is not dropped on error either
+    before = path.read_bytes()
+    code, out, err = run(capsys, "selfplay", *argv, "--games", "12", "--out", path)
+    assert code == 2 and out == ""
+    assert f"{path} holds games of another command: {message}" in err
+    assert "Traceback" not in err
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"hello\n", "line 1 is not a JSON record"),
+    (b"hello", "does not look like a meeple selfplay file"),
+    (b'{"schema": "meeple-state/1"}\n', "line 1 is not a meeple game record"),
+    (b"\x00\x01", "does not look like a meeple selfplay file"),
+])
+def test_resume_refuses_other_files(capsys, tmp_path, content, message):
+    path = tmp_path / "notes.txt"
+    path.write_bytes(content)
+    code, _, err = run(capsys, "selfplay", "abacuachego", "--games", "2", "--out", path)
+    assert code == 2 and message in err
+    assert path.read_bytes() == content
+
+
+def test_resume_checks_the_game_numbers(capsys, tmp_path, reference_file):
+    lines = reference_file.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(lines[0] + lines[2])
+    code, _, err = run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)
+    assert code == 2 and "line 2 is game 2, expected game 1" in err
+
+
+def test_stdout_output_is_not_resumed(capsys):
+    code, out, err = run(capsys, *MCTS_ARGS, "--games", "3", "--out", "-")
+    assert code == 0 and len(out.splitlines()) == 3 and games_line(err) == 3
+
+
+# --- Ray ----------------------------------------------------------------------------------------
+
+def test_importing_meeple_does_not_import_ray():
+    code = "import sys, meeple, meeple.selfplay, meeple.cli; assert 'ray' not in sys.modules"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(Path(meeple.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")) if p)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)
+
+
+def test_ray_missing_is_a_clear_error(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
+    code, out, err = run(capsys, "selfplay", "abacuachego", "--games", "2", "--ray", "local")
+    assert code == 2 and out == ""
+    assert 'needs Ray, which is not installed: pip install "meeple[ray]"' in err
+    assert "Traceback" not in err
+
+
+def test_ray_gives_the_same_file(capsys, tmp_path, reference_file, monkeypatch):
+    ray = pytest.importorskip("ray")
+    # Ray's local workers import meeple from the environment they inherit.
+    package_parent = str(Path(meeple.__file__).resolve().parents[1])
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH"))
+                                                     if p))
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        path, processes = tmp_path / "ray.jsonl", tmp_path / "processes.jsonl"
+        code, out, _ = run(capsys, *MCTS_ARGS, "--games", "12", "--ray", "local", "--out", path)
+        assert code == 0 and games_line(out) == 12
+        assert run(capsys, *MCTS_ARGS, "--games", "12", "--workers", "2", "--out", processes)[0] == 0
+        assert path.read_bytes() == processes.read_bytes() == reference_file.read_bytes()
+        # resumable in the same way: cut mid-line, rerun on Ray with small tasks
+        full = path.read_bytes()
+        path.write_bytes(full[:len(full) // 3])
+        match = Match(meeple.load("abacuachego"), ("mcts:40", "random"), seed=3)
+        summary = selfplay.run(match, 12, path, ray="local", workers=2, chunk=2)
+        assert summary.played > 0 and summary.dropped > 0
+        assert path.read_bytes() == full
+        assert ray.is_initialized()  # a cluster started by the caller is left running
+    finally:
+        ray.shutdown()
