@@ -144,8 +144,8 @@ def test_make_bot_random():
 
 @pytest.mark.parametrize("spec, message", [
     ("random:3", "takes no argument"),
-    ("mcts:1000", "mcts bots need"),
-    ("mcts", "mcts bots need"),
+    ("mcts:many", "takes a number of simulations"),
+    ("mcts:0", "simulations must be an int >= 1"),
     ("nope", "unknown bot 'nope'; expected one of: random, mcts:ITERATIONS, module.path:ClassName"),
     ("", "unknown bot"),
     ("a b:C", "unknown bot"),

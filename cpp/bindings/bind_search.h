@@ -50,6 +50,9 @@ class VectorEnv {
 
   int64_t size() const { return static_cast<int64_t>(states_.size()); }
 
+  // Batches smaller than this are stepped on the calling thread (handing over costs more).
+  static constexpr int64_t kMinParallel = 256;
+
   void reset() {
     std::fill(episodes_.begin(), episodes_.end(), 0);
     Buffers b = buffers();
@@ -61,7 +64,7 @@ class VectorEnv {
         std::fill(b.rewards + i * players_, b.rewards + (i + 1) * players_, 0.0f);
         publish(i, b);
       }
-    });
+    }, kMinParallel);
   }
 
   void step(const py::array& given) {
@@ -86,7 +89,7 @@ class VectorEnv {
           illegal[static_cast<size_t>(i)] =
               wide[i] < 0 || wide[i] >= actions_size_ ||
               !g.is_legal(states_[static_cast<size_t>(i)], static_cast<Action>(wide[i]));
-      });
+      }, kMinParallel);
     }
     for (int64_t i = 0; i < size(); ++i) {
       if (illegal[static_cast<size_t>(i)]) {
@@ -118,7 +121,7 @@ class VectorEnv {
         }
         publish(i, b);
       }
-    });
+    }, kMinParallel);
   }
 
   // One uniformly random legal action per state (each slot's own generator), as numpy int32.

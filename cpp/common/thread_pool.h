@@ -33,8 +33,10 @@ class ThreadPool {
   int threads() const { return threads_; }
 
   // Calls body(begin, end) on `threads` contiguous chunks of [0, n); returns when all are done.
-  void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& body) {
-    if (threads_ == 1 || n < 2) {
+  // Below `min_parallel` items it runs inline: waking a worker costs more than a small batch.
+  void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& body,
+                    int64_t min_parallel = 2) {
+    if (threads_ == 1 || n < std::max<int64_t>(2, min_parallel)) {
       body(0, n);
       return;
     }
