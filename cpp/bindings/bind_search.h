@@ -40,6 +40,8 @@ class VectorEnv {
     players_ = g.num_players();
     obs_size_ = g.observation_size();
     actions_size_ = g.num_distinct_actions();
+    words_per_slot_ = static_cast<size_t>(actions_size_ + 63) / 64;
+    legal_bits_.assign(static_cast<size_t>(n) * words_per_slot_, 0);
     observations_ = py::array_t<float>({n, static_cast<int64_t>(obs_size_)});
     masks_ = py::array_t<uint8_t>({n, static_cast<int64_t>(actions_size_)});
     rewards_ = py::array_t<float>({n, static_cast<int64_t>(players_)});
@@ -86,9 +88,8 @@ class VectorEnv {
       py::gil_scoped_release release;
       pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i)
-          illegal[static_cast<size_t>(i)] =
-              wide[i] < 0 || wide[i] >= actions_size_ ||
-              !g.is_legal(states_[static_cast<size_t>(i)], static_cast<Action>(wide[i]));
+          illegal[static_cast<size_t>(i)] = wide[i] < 0 || wide[i] >= actions_size_ ||
+                                            !is_published_legal(i, static_cast<Action>(wide[i]));
       }, kMinParallel);
     }
     for (int64_t i = 0; i < size(); ++i) {
@@ -159,6 +160,10 @@ class VectorEnv {
     return text + (a.ndim() == 1 ? ",)" : ")");
   }
 
+  bool is_published_legal(int64_t i, Action a) const {
+    return (legal_bits_[static_cast<size_t>(i) * words_per_slot_ + (a >> 6)] >> (a & 63)) & 1u;
+  }
+
   void start_game(int64_t i) {
     const uint64_t slot_seed = derive_seed(seed_, static_cast<uint64_t>(i));
     const uint64_t game_seed = derive_seed(slot_seed, episodes_[static_cast<size_t>(i)]++);
@@ -191,7 +196,12 @@ class VectorEnv {
     std::fill(mask, mask + actions_size_, uint8_t{0});
     ActionList<G::kMaxActions> legal;
     if (!g.is_terminal(s)) g.legal_actions(s, legal);
-    for (Action a : legal) mask[a] = 1;
+    uint64_t* bits = &legal_bits_[static_cast<size_t>(i) * words_per_slot_];
+    std::fill(bits, bits + words_per_slot_, uint64_t{0});
+    for (Action a : legal) {
+      mask[a] = 1;
+      bits[a >> 6] |= uint64_t{1} << (a & 63);
+    }
     next_random_[static_cast<size_t>(i)] =
         legal.empty() ? -1
                       : legal[static_cast<int>(rngs_[static_cast<size_t>(i)].uniform(
@@ -206,6 +216,10 @@ class VectorEnv {
   std::vector<uint64_t> episodes_;
   std::vector<Rng> rngs_;
   std::vector<int32_t> next_random_;
+  // The legal actions published for each slot, kept privately (the numpy mask is the user's to
+  // overwrite): validating a step is a bit test instead of a legality check.
+  std::vector<uint64_t> legal_bits_;
+  size_t words_per_slot_ = 0;
   int players_ = 0, obs_size_ = 0, actions_size_ = 0;
   py::array_t<float> observations_;
   py::array_t<uint8_t> masks_;
