@@ -25,8 +25,9 @@ from importlib import resources
 
 from . import _core
 from ._registry import GameSpec, Param, register
+from .imperial_harvest_board import Board  # reads data() from this module lazily
 
-__all__ = ["Game", "State", "PARAMETERS", "data"]
+__all__ = ["Game", "State", "PARAMETERS", "Board", "data"]
 
 BOARDS = ("standard", "symmetric")
 
