@@ -50,6 +50,28 @@ constexpr int select_set_bit(uint32_t mask, uint32_t j) {
   return 8 * byte + kByteTables.select[(mask >> (8 * byte)) & 0xFF][j - before];
 }
 
+// Set bits of a 32-bit mask; a few shifts where the POPCNT instruction may not exist.
+constexpr int popcount32(uint32_t v) {
+#if defined(__POPCNT__)
+  return std::popcount(v);
+#else
+  v = v - ((v >> 1) & 0x55555555u);
+  v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+  return static_cast<int>((((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+#endif
+}
+
+// Position of the j-th (from 0) set bit of a 32-bit mask, j < popcount32(mask): byte counts,
+// then the byte's table entry.
+constexpr int select_bit32(uint32_t mask, uint32_t j) {
+  for (int byte = 0; byte < 4; ++byte, mask >>= 8) {
+    const uint32_t n = kByteTables.count[mask & 0xFF];
+    if (j < n) return 8 * byte + kByteTables.select[mask & 0xFF][j];
+    j -= n;
+  }
+  return 32;  // j out of range: a caller's bug, kept well defined
+}
+
 // Bits 0..11 of `even` go to bits 0,2,..,22 and those of `odd` to 1,3,..,23.
 constexpr uint32_t interleave12(uint32_t even, uint32_t odd) {
   auto spread = [](uint32_t x) {

@@ -574,7 +574,7 @@ void Game::legal_masks(const State& s, LegalMasks& m) const {
   bool hand_empty = true;
   if (!s.took_tokens) {
     for (int sp = 0; sp < kMaxSpaces; ++sp) m.take |= static_cast<uint32_t>(load8(s.central[sp]) != 0) << sp;
-    m.take_count = kSelect.count[m.take];
+    m.take_count = bits::kByteTables.count[m.take];
     count += m.take_count;
   } else {
     const auto& bb = p.bb;
@@ -597,7 +597,7 @@ void Game::legal_masks(const State& s, LegalMasks& m) const {
   }
   const uint32_t slots = nonzero_bytes(load8(s.display));
   m.card = slots & (0u - static_cast<uint32_t>(!s.took_card && p.held < kMaxHeld));
-  m.card_count = kSelect.count[m.card];
+  m.card_count = bits::kByteTables.count[m.card];
   count += m.card_count;
   m.cube = p.targets;
   if (p.targets[0] | p.targets[1] | p.targets[2] | p.targets[3]) {  // rare: few habitats are complete
@@ -609,7 +609,7 @@ void Game::legal_masks(const State& s, LegalMasks& m) const {
   if (s.took_tokens && hand_empty) {
     if (params_.players == 1 && !s.took_card) {
       m.discard = slots;
-      m.discard_count = kSelect.count[slots];
+      m.discard_count = bits::kByteTables.count[slots];
       count += m.discard_count;
     }
     m.end = true;
@@ -704,7 +704,7 @@ Action Game::draw_implicit(State& s) const {
   }
   const uint32_t left = s.pending_slots ? s.deck : s.spirit_deck;
   const int base = s.pending_slots ? 1 : kFirstSpirit;
-  return base + select_bit(left, s.rng.uniform(static_cast<uint32_t>(popcount32(left))));  // u-th id left
+  return base + select_bit32(left, s.rng.uniform(static_cast<uint32_t>(popcount32(left))));  // u-th id left
 }
 
 void Game::settle(State& s) const {
@@ -765,7 +765,7 @@ void Game::end_turn(State& s) const {
   uint32_t empty_slots = ~nonzero_bytes(load8(s.display)) & ((1u << slots_) - 1);
   const int left = popcount32(s.deck);
   if (popcount32(empty_slots) > left)  // the deck runs out: the first `left` empty slots
-    empty_slots = left ? empty_slots & ((2u << select_bit(empty_slots, static_cast<uint32_t>(left - 1))) - 1) : 0;
+    empty_slots = left ? empty_slots & ((2u << select_bit32(empty_slots, static_cast<uint32_t>(left - 1))) - 1) : 0;
   s.pending_slots = static_cast<uint8_t>(empty_slots);
   settle(s);  // (f) after the draws: the next player's turn
 }

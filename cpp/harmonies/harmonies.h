@@ -68,46 +68,14 @@
 #include <string_view>
 #include <vector>
 
+#include "../common/bitboard.h"
 #include "../common/core.h"
 
 namespace meeple::harmonies {
 
-// Set bits of a 32-bit mask without the POPCNT instruction (wheels target baseline x86-64, where
-// std::popcount is a library call).
-
-constexpr int popcount32(uint32_t v) {
-#if defined(__POPCNT__)
-  return std::popcount(v);
-#else
-  v = v - ((v >> 1) & 0x55555555u);
-  v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-  return static_cast<int>((((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
-#endif
-}
-
-// Position of the j-th (from 0) set bit of `mask`, j < popcount32(mask): byte counts, then a
-// table (no loop over the bits, no POPCNT).
-struct SelectTables {
-  uint8_t count[256];
-  uint8_t select[256][8];
-  constexpr SelectTables() : count{}, select{} {
-    for (int b = 0; b < 256; ++b) {
-      int n = 0;
-      for (int i = 0; i < 8; ++i)
-        if ((b >> i) & 1) select[b][n++] = static_cast<uint8_t>(i);
-      count[b] = static_cast<uint8_t>(n);
-    }
-  }
-};
-inline constexpr SelectTables kSelect{};
-
-constexpr int select_bit(uint32_t mask, uint32_t j) {
-  for (int byte = 0;; ++byte, mask >>= 8) {
-    const uint32_t n = kSelect.count[mask & 0xFF];
-    if (j < n) return 8 * byte + kSelect.select[mask & 0xFF][j];
-    j -= n;
-  }
-}
+// Bit counting and selection shared with the other engines (cpp/common/bitboard.h).
+using bits::popcount32;
+using bits::select_bit32;
 
 // Colour counts (central spaces, the hand): 6 used, padded to 8 bytes so a whole set is one
 // 64-bit word (the padding stays 0).
@@ -436,7 +404,7 @@ class Game {
         j -= n;
         return false;
       }
-      out = base + select_bit(mask, j);
+      out = base + select_bit32(mask, j);
       return true;
     };
     Action a = kEnd;
