@@ -1205,17 +1205,7 @@ def test_state_from_dict_accepts_the_base_position(impl):
 
 # =========================================================================== (c) random games
 
-def random_outcome(state, rng):
-    if state.is_chance_node():
-        u = rng.random()
-        outcomes = state.chance_outcomes()
-        for outcome, probability in outcomes:
-            if u < probability:
-                return int(outcome)
-            u -= probability
-        return int(outcomes[-1][0])
-    legal = state.legal_actions()
-    return int(legal[rng.randrange(len(legal))])
+from games import choose_random as random_outcome  # noqa: E402  (the shared random chooser)
 
 
 CONFIGS = {
