@@ -145,6 +145,9 @@ def test_malformed_records():
         _with(STD, bridges=[[1, 2, 3]])
 
 
-def test_board_parameter_still_names_only():
-    with pytest.raises(ValueError, match="board"):
-        meeple.load("imperial_harvest", board="random")
+def test_board_parameter_takes_names_not_board_objects():
+    """D18: `board=` is a name ('random' plus board_seed), never a Board or dict, so that
+    parameters() stays plain and a game rebuilds from it."""
+    for bad in (Board.load("standard"), Board.load("standard").to_dict(), "moon"):
+        with pytest.raises(ValueError, match="'standard' \\| 'symmetric' \\| 'random'"):
+            meeple.load("imperial_harvest", board=bad)

@@ -124,20 +124,28 @@ _CALL = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
 
 
 def parse_game_string(text: str) -> tuple[str, dict[str, str]]:
-    """'abacuachego(parity=pit,max_plies=200)' -> ('abacuachego', {'parity': 'pit', ...})."""
+    """'abacuachego(parity=pit,max_plies=200)' -> ('abacuachego', {'parity': 'pit', ...}).
+
+    A part without '=' continues the previous value, so list values need no quoting:
+    'imperial_harvest(teams=monk,regent,imperial_bard/barbarian,hound,nymph)'."""
     m = _CALL.match(text)
     if not m:
         raise ValueError(f"cannot read game string {text!r}; expected name or name(key=value,...)")
     params: dict[str, str] = {}
     body = (m.group(2) or "").strip()
     if body:
+        last = None
         for part in body.split(","):
             key, sep, value = part.partition("=")
+            if not sep and last is not None:  # a comma inside a value: teams=monk,regent,...
+                params[last] += "," + part.strip()
+                continue
             if not sep or not key.strip():
                 raise ValueError(f"cannot read parameter {part!r} in {text!r}; expected key=value")
             if key.strip() in params:
                 raise ValueError(f"parameter {key.strip()!r} given twice in {text!r}")
-            params[key.strip()] = value.strip()
+            last = key.strip()
+            params[last] = value.strip()
     return m.group(1).replace("-", "_"), params
 
 

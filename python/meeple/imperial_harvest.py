@@ -29,10 +29,96 @@ from .imperial_harvest_board import Board  # reads data() from this module lazil
 
 __all__ = ["Game", "State", "PARAMETERS", "Board", "data"]
 
-BOARDS = ("standard", "symmetric")
+BOARDS = ("standard", "symmetric", "random")
+SIDES = ("basic", "advanced")
+SETUPS = ("fixed", "interactive")
+TEAM_MODES = ("first_game", "draft")
+MAX_BOARD_SEED = 2**31 - 1
+
+
+def _check_sides(value) -> str:
+    """'basic' | 'advanced' | '<imperial>/<raiders>' (the card side is chosen per team)."""
+    if not isinstance(value, str):
+        raise ValueError(f"bad value {value!r} for parameter 'sides' of imperial_harvest; expected "
+                         "'basic', 'advanced' or '<imperial>/<raiders>' such as 'basic/advanced'")
+    parts = [p.strip().lower() for p in value.split("/")]
+    if len(parts) not in (1, 2) or any(p not in SIDES for p in parts):
+        raise ValueError(f"bad value {value!r} for parameter 'sides' of imperial_harvest; expected "
+                         "'basic', 'advanced' or '<imperial>/<raiders>' such as 'basic/advanced'")
+    return parts[0] if len(parts) == 1 or parts[0] == parts[1] else "/".join(parts)
+
+
+def _check_teams(value) -> str:
+    """'first_game' | 'draft' | 'a,b,c/d,e,f' (imperial / raiders card ids). Only the form is
+    checked here; ids and archetypes are checked against the character table by the factory."""
+    problem = (f"bad value {value!r} for parameter 'teams' of imperial_harvest; expected 'first_game', "
+               "'draft' or two lists of 3 character ids such as 'monk,regent,imperial_bard/barbarian,hound,nymph'")
+    if not isinstance(value, str):
+        raise ValueError(problem)
+    text = value.strip().lower().replace(" ", "")
+    if text in TEAM_MODES:
+        return text
+    teams = text.split("/")
+    if len(teams) != 2 or any(len(t.split(",")) != 3 or "" in t.split(",") for t in teams):
+        raise ValueError(problem)
+    return text
+
+
+def _check_characters(value):
+    """None (the shipped characters.json), a dict of that schema, or a path to such a JSON file.
+    A path is read at once: parameters() then holds the table itself, so a saved game is portable."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null", "default")):
+        return None
+    if isinstance(value, (str, bytes)) or hasattr(value, "__fspath__"):
+        import os
+
+        path = os.fspath(value)
+        try:
+            with open(path, encoding="utf-8") as f:
+                value = json.load(f)
+        except OSError as e:
+            raise ValueError(f"cannot read the character table {path!r}: {e.strerror}") from None
+        except json.JSONDecodeError as e:
+            raise ValueError(f"the character table {path!r} is not JSON: {e}") from None
+    if not isinstance(value, dict):
+        raise ValueError("parameter 'characters' of imperial_harvest must be None, a dict with the schema "
+                         f"of characters.json or a path to such a file, got {type(value).__name__}")
+    _check_character_table(value)
+    return value
+
+
+def _check_character_table(table: dict) -> None:
+    """The user's table must hold the 14 known cards (abilities are rules, so code) and the
+    abilities' entries; the numbers are free."""
+    shipped = data("characters")
+    known = [c["id"] for c in shipped["characters"]]
+    cards = table.get("characters")
+    if not isinstance(cards, list) or not all(isinstance(c, dict) and isinstance(c.get("id"), str) for c in cards):
+        raise ValueError("character table: 'characters' must be a list of objects with an 'id'")
+    ids = [c["id"] for c in cards]
+    missing = [i for i in known if i not in ids]
+    extra = [i for i in ids if i not in known]
+    if missing or extra or len(ids) != len(set(ids)):
+        raise ValueError(f"character table: expected each of the 14 cards {', '.join(known)} once"
+                         + (f"; missing {', '.join(missing)}" if missing else "")
+                         + (f"; unknown {', '.join(extra)}" if extra else ""))
+    if not isinstance(table.get("abilities"), dict):
+        raise ValueError("character table: 'abilities' must be an object of ability numbers")
+
 
 PARAMETERS = (
-    Param("board", "standard", "the board of boards.json", choices=BOARDS),
+    Param("board", "standard", "the board: one of boards.json, or 'random' (drawn from board_seed)",
+          choices=BOARDS),
+    Param("board_seed", 0, "the seed of Board.random(board_seed); read only with board='random'",
+          low=0, high=MAX_BOARD_SEED),
+    Param("sides", "basic", "card sides: 'basic', 'advanced' or per team '<imperial>/<raiders>'",
+          kind=str, check=_check_sides),
+    Param("teams", "first_game", "'first_game', 'draft' (picked in the game) or 'a,b,c/d,e,f'",
+          kind=str, check=_check_teams),
+    Param("setup", "fixed", "'fixed' (the board's setup) or 'interactive' (bridges, camps, placement "
+          "are actions)", choices=SETUPS),
+    Param("characters", None, "a user card table (dict or JSON path) with other numbers; None: shipped",
+          kind=object, check=_check_characters),
 )
 
 
@@ -48,9 +134,47 @@ def data(name: str) -> dict:
     return json.loads(_text(f"{name}.json"))
 
 
+def _teams_argument(teams: str, table: dict):
+    """The C++ form of `teams`, checked against the card table (ids known, distinct, archetypes
+    distinct within a team); ValueError names the clash."""
+    if teams in TEAM_MODES:
+        return teams
+    cards = {c["id"]: c for c in table["characters"]}
+    lists = [t.split(",") for t in teams.split("/")]
+    for team, ids in zip(("imperial", "raiders"), lists):
+        for i in ids:
+            if i not in cards:
+                raise ValueError(f"teams: unknown character {i!r}; known: {', '.join(cards)}")
+        archetypes = [cards[i]["archetype"] for i in ids]
+        for a in set(archetypes):
+            clash = [i for i, x in zip(ids, archetypes) if x == a]
+            if len(clash) > 1:
+                raise ValueError(f"teams: the {team} team has two {a} characters ({' and '.join(clash)}); "
+                                 "a team's archetypes must differ")
+    flat = lists[0] + lists[1]
+    twice = sorted({i for i in flat if flat.count(i) > 1})
+    if twice:
+        raise ValueError(f"teams: {', '.join(twice)} chosen twice; the six characters must be distinct")
+    return lists
+
+
 def _make(**params):
-    return _core.ImperialHarvestGame(board=params["board"], boards=data("boards"), tiles=data("tiles"),
-                                     characters=data("characters"))
+    boards = data("boards")
+    board = params["board"]
+    if board == "random":
+        seed = params["board_seed"]
+        name = f"random-{seed}"
+        boards["boards"] = {name: Board.random(seed).to_dict()}
+        board = name
+    table = params["characters"] if params["characters"] is not None else data("characters")
+    sides = params["sides"].split("/")
+    teams = _teams_argument(params["teams"], table)
+    try:
+        return _core.ImperialHarvestGame(board=board, boards=boards, tiles=data("tiles"), characters=table,
+                                         teams=teams, sides=sides if len(sides) == 2 else sides * 2,
+                                         setup=params["setup"], parameters=dict(params))
+    except TypeError:  # TEMPORARY while the part-2 engine is merged: a part-1 build
+        return _core.ImperialHarvestGame(board=board, boards=boards, tiles=data("tiles"), characters=table)
 
 
 register(GameSpec(

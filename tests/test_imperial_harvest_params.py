@@ -1,0 +1,138 @@
+"""Imperial Harvest part 2 parameters at the Python boundary (docs/rules/imperial-harvest-part2.md,
+"Parameters and construction"): board="random" with board_seed, sides per team, teams as a mode or a
+custom string, setup, and a user character table (dict or JSON path). Bad values raise ValueError
+naming the problem and the choices before anything reaches C++; games rebuild from parameters()."""
+from __future__ import annotations
+
+import json
+import pickle
+
+import pytest
+
+import meeple
+from meeple._registry import parse_game_string
+from meeple.imperial_harvest import Board, data
+
+PART2 = meeple.load("imperial_harvest").num_distinct_actions() == 491
+needs_engine = pytest.mark.skipif(not PART2, reason="the C++ engine has no part 2 yet")
+
+CUSTOM = "monk,regent,imperial_bard/barbarian,hound,nymph"
+
+
+def test_game_string_keeps_commas_inside_a_value():
+    name, params = parse_game_string(f"imperial_harvest(teams={CUSTOM},setup=interactive)")
+    assert name == "imperial_harvest"
+    assert params == {"teams": CUSTOM, "setup": "interactive"}
+    with pytest.raises(ValueError, match="expected key=value"):
+        parse_game_string("imperial_harvest(monk,teams=draft)")
+
+
+@pytest.mark.parametrize("value, message", [
+    ("monk,regent/barbarian,hound,nymph", "two lists of 3 character ids"),
+    ("draftt", "expected 'first_game', 'draft'"),
+    (3, "expected 'first_game', 'draft'"),
+])
+def test_teams_form_is_checked(value, message):
+    with pytest.raises(ValueError, match=message):
+        meeple.load("imperial_harvest", teams=value)
+
+
+@pytest.mark.parametrize("value, message", [
+    ("monk,regent,wizard/barbarian,hound,nymph", "unknown character 'wizard'"),
+    ("monk,hound,imperial_bard/barbarian,sorceress,nymph", "two utility characters"),
+    ("monk,regent,imperial_bard/barbarian,monk,nymph", "the raiders team has two utility|chosen twice"),
+    ("monk,regent,imperial_bard/barbarian,regent,ranger", "regent chosen twice"),
+])
+def test_teams_are_checked_against_the_cards(value, message):
+    with pytest.raises(ValueError, match=message):
+        meeple.load("imperial_harvest", teams=value)
+
+
+@pytest.mark.parametrize("value", ["basic/expert", "advanced/basic/basic", "", 1])
+def test_sides_are_checked(value):
+    with pytest.raises(ValueError, match="'basic', 'advanced' or '<imperial>/<raiders>'"):
+        meeple.load("imperial_harvest", sides=value)
+
+
+def test_bad_board_and_seed_name_the_choices():
+    with pytest.raises(ValueError, match="'standard' \\| 'symmetric' \\| 'random'"):
+        meeple.load("imperial_harvest", board="moon")
+    with pytest.raises(ValueError, match="board_seed"):
+        meeple.load("imperial_harvest", board="random", board_seed=-1)
+
+
+def test_character_table_problems_are_named(tmp_path):
+    table = data("characters")
+    table["characters"] = table["characters"][:-1]
+    with pytest.raises(ValueError, match="missing ranger"):
+        meeple.load("imperial_harvest", characters=table)
+    with pytest.raises(ValueError, match="cannot read the character table"):
+        meeple.load("imperial_harvest", characters=str(tmp_path / "nowhere.json"))
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ValueError, match="is not JSON"):
+        meeple.load("imperial_harvest", characters=str(bad))
+    with pytest.raises(ValueError, match="must be None, a dict"):
+        meeple.load("imperial_harvest", characters=[1, 2])
+
+
+@needs_engine
+def test_parameters_report_every_public_parameter():
+    game = meeple.load("imperial_harvest", teams=CUSTOM.upper(), sides="basic/advanced")
+    assert game.parameters() == {"board": "standard", "board_seed": 0, "sides": "basic/advanced",
+                                 "teams": CUSTOM, "setup": "fixed", "characters": None}
+    assert meeple.load("imperial_harvest", sides="advanced/advanced").parameters()["sides"] == "advanced"
+
+
+@needs_engine
+def test_custom_teams_play_in_slot_order():
+    state = meeple.load("imperial_harvest", teams=CUSTOM).new_initial_state()
+    ids = [c["id"] for c in state.to_dict()["characters"]]
+    assert ids == CUSTOM.replace("/", ",").split(",")
+    assert state.to_dict()["regent_vp"] == [3, 0]
+
+
+@needs_engine
+def test_random_board_comes_from_board_seed():
+    a = meeple.load("imperial_harvest", board="random", board_seed=11)
+    b = meeple.load("imperial_harvest", board="random", board_seed=11)
+    c = meeple.load("imperial_harvest", board="random", board_seed=12)
+    assert a == b and a != c
+    assert a.parameters()["board"] == "random" and a.parameters()["board_seed"] == 11
+    hedges = a.new_initial_state().to_dict()["hedges"]
+    assert hedges == b.new_initial_state().to_dict()["hedges"]
+    assert hedges != c.new_initial_state().to_dict()["hedges"]
+    # The engine builds the same hedges from the tiles as the Python Board does.
+    expected = Board.random(11).to_dict()["hedges"]
+    assert sorted(map(list, map(lambda e: [list(e[0]), list(e[1])], expected))) == hedges
+    assert a.new_initial_state().to_dict()["tiles"] == {k: list(v) for k, v in Board.random(11).to_dict()["tiles"].items()}
+
+
+@needs_engine
+def test_user_table_in_a_file_is_read_and_kept(tmp_path):
+    table = data("characters")
+    for card in table["characters"]:
+        card["advanced"] = {"ap": 5}
+    path = tmp_path / "cards.json"
+    path.write_text(json.dumps(table))
+    game = meeple.load("imperial_harvest", characters=str(path), sides="advanced/basic")
+    assert game.parameters()["characters"] == table  # the table itself: the game is portable
+    state = game.new_initial_state()
+    for text in ("rest bard", "activate monk"):
+        state.apply_action(state.string_to_action(text))
+    assert state.to_dict()["activation"]["ap"] == 5 + 1  # advanced 5 AP + the allied Bard's Ballad
+    again = meeple.from_json(state.to_json())
+    assert again == state and again.get_game() == game
+    assert pickle.loads(pickle.dumps(state)) == state
+
+
+@needs_engine
+@pytest.mark.parametrize("params", [
+    {"teams": "draft"}, {"setup": "interactive"}, {"teams": "draft", "setup": "interactive", "board": "random",
+                                                   "board_seed": 3}])
+def test_setups_round_trip_through_json_and_game_strings(params):
+    game = meeple.load("imperial_harvest", **params)
+    text = "imperial_harvest(" + ",".join(f"{k}={v}" for k, v in game.parameters().items() if v is not None) + ")"
+    assert meeple.load(text) == game
+    state = game.new_initial_state()
+    assert meeple.from_json(state.to_json()) == state
