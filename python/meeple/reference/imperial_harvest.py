@@ -1,146 +1,224 @@
-"""Imperial Harvest, pure-Python reference implementation (part 1: first-game teams).
+"""Imperial Harvest, pure-Python reference implementation (parts 1 and 2: all 14 characters).
 
-Written from the rules (docs/rules/imperial-harvest.md, "rules as implemented", completing
-../shared/rules/imperial-harvest.spec.md and the rulebook), not from the C++ engine: it is the oracle
-for differential tests and the pure-Python baseline. Standard library only.
+Written from the rules (docs/rules/imperial-harvest.md points 1-33, D1-D17, and
+docs/rules/imperial-harvest-part2.md points 34-66, D18-D37 and its binding "Precisions"), completing
+../shared/rules/imperial-harvest.spec.md and the rulebook; never from the C++ engine: it is the
+oracle for differential tests and the pure-Python baseline. Standard library only (no meeple._core).
 
 Board: 10x10 cells, x right 0..9, y down 0..9, cell index y*10 + x (point 1). Player 0 is the
 Imperial Servants, player 1 the Northern Raiders. Tokens 0..2 are the imperial characters, 3..5 the
-raiders (team order of characters.json `first_game_teams`), 6..7 are reserved (part 2: sentries).
+raiders (team order: first_game_teams, the custom string, or draft order), 6..7 the Regent's sentries.
 
-A game is a sequence of player turns; each turn is a small state machine (the `phase`):
+A game is a sequence of phases (the state's `phase`):
 
+    draft (teams="draft") -> bridges -> camps -> placement (setup="interactive") -> play
+    play, per player turn:
     rest  --rest c-->  pick  --activate c-->  act  --end / defeat-->  pick | (turn ends) rest
                        pick  --forfeit c--->  hydra --hydra h d-->    pick | (turn ends) rest
+                                              act   --puppet t-->     puppet --one ability--> act
     any action that defeats characters  -->  respawn (owner of each defeated token chooses a cell)
                                               --> back to the phase the action led to
 
-Readings of the rules document where it is silent are gathered in the READINGS block below; each
-is implemented in one obvious place (the method named there).
+Readings of the documents where they are silent are gathered in the READINGS block below.
 """
 
 import functools
 import importlib.resources
 import json
 import operator
+import os
 import pathlib
+import random as _random
 
 # --------------------------------------------------------------------------------------- READINGS
-# Where docs/rules/imperial-harvest.md leaves a choice open, this implementation reads it so:
-#
-#  R1 (point 22/25) Respawns are decided before play goes on, but the end of a turn and of the game
-#     are settled first: when the action that ends a turn also defeats characters, the turn-end
-#     bookkeeping (and the switch to the next team's `rest`) is done at once and the respawns
-#     follow with resume_phase "rest". If that turn end also ends the game, pending respawns are
-#     dropped: the defeated characters stay off the board (cell null), the queue is empty.
-#     -> `_finish_action`.
-#  R2 (point 22) At the end of the game: round and team are those of the last turn played (the
-#     Raiders' turn; round never exceeds 7), phase "rest", resting null, done [], active null, the
-#     activation at its default, last_rested updated with the last turn's rester. -> `_end_turn`.
-#  R3 (point 25) All characters defeated by one action (an attack and the hydra check after it)
-#     join the respawn queue together, sorted by token. -> `_finish_action`.
-#  R4 (point 25) A respawned character keeps the facing it had when defeated. -> `_apply_respawn`.
-#  R5 (point 20) The Bard check runs at `activate` and after every later action while an activation
-#     is in progress (including respawn actions taken during it, and actions that defeat someone).
-#     New Ballads and War Cries found by one check change AP together:
-#     ap = max(0, ap + new ballads - new war cries). -> `_bard_check`.
-#  R6 (point 19) AP are paid before the strawberry bonus is lost: deposit / pass / discard pay their
-#     cost, then, if no strawberry is left, ap = max(0, ap - bonus). Plucking pays 1 AP, then the
-#     bonus is added if it was the first strawberry. -> `_set_carried`.
-#  R7 (point 18) A forfeited token joins `done` at the `forfeit` action (before the hydra step).
-#     -> `_apply_pick`.
-#  R8 (state dict) `done` is written in the order the activations finished (or were forfeited);
-#     `ballad` and `war_cry` sorted by token; `hedges` with the lower cell index first in each
-#     pair, the pairs sorted as lists (by x1, y1, x2, y2: the order of boards.json);
-#     `respawn_queue` in queue order. -> `to_dict`.
-#  R9 (point 32, D6) Compulsion never targets the Sorceress herself (like Charm), and Tower Shield
-#     is checked at every compulsion step (not only the first). -> `_compel_targets`.
-#  R10 (observation) "ground" is every cell outside the moat ring (bridges are not ground): ground,
-#     water and bridge planes partition the board. "VP own / enemy" are `vp(team)` (plucked +
-#     carried + 2 x deposited). "activation in progress" means a token is active (also during a
-#     respawn phase that returns to `act`). -> `observation_tensor`.
-#  R11 (strings) `rest/activate/forfeit c` name slot c of the team whose turn it is (dict `team`),
-#     also while the other player decides a respawn. `respawn r` names cell r of the character camp
-#     of the first token in the respawn queue (or, with an empty queue, of the team whose turn it
-#     is). Reserved tokens 6, 7 are written `token6`, `token7`. A grapple landing is written as a
-#     cell relative to the grappler (the active character if it can grapple, else the first token
-#     with Grapple); if that token is off the board, the offset is written `+dx,+dy` (signs always
-#     shown). -> `action_to_string`.
-#  R12 (point 23) "within 2 steps" of the Guardian includes the Guardian's own cell (distance 0).
-#     -> `_protected`.
-#
-# state_from_dict validates: types and ranges (activation AP 0..60, move_number 0..10**9); the
-# characters are the game's teams in token order; hedges join orthogonal neighbours; hedges and
-# strawberries are in to_dict's canonical order without repeats; hydras on two distinct water
-# cells; strawberries and characters not on water; no character next to a hydra outside its own
-# camp; carried + deposited <= plucked and board + plucked <= 14 (totals); activation flags and
-# compulsions only for abilities the active character has, compel_target not the active
-# character, bonus == (it carries one); and that phase, resting, done, active, activation,
-# respawn_queue, resume_phase and current_player fit together.
+# Part 1 (R1-R12, unchanged):
+#  R1 (point 22/25) When the action that ends a turn also defeats characters, the turn-end
+#     bookkeeping is done first and the respawns follow with resume_phase "rest". If that turn end
+#     also ends the game, pending respawns are dropped (cell null, queue empty).
+#  R2 (point 22) A finished game keeps round/team of its last turn, phase "rest", no resting, done,
+#     active; activation at default; last_rested updated.
+#  R3 (point 25) All characters defeated by one action join the respawn queue together, by token.
+#  R4 (point 25) A respawned character keeps its facing.
+#  R5 (point 20) The Bard check runs at `activate` and after every later action of the activation
+#     (respawns included); ap = max(0, ap + new ballads - new war cries).
+#  R6 (point 19) AP are paid before the strawberry bonus is lost; pluck pays, then adds the bonus.
+#  R7 (point 18) A forfeited token joins `done` at the `forfeit` action.
+#  R8 (state dict) `done` in finishing order; `ballad`, `war_cry`, `gaze` sorted; hedges lower cell
+#     first, pairs sorted as lists; `respawn_queue` in queue order.
+#  R9 (D6) Compulsion never targets its actor; Tower Shield is checked at every compulsion.
+#  R10 (observation) "ground" = every cell outside the moat ring.
+#  R11 (strings) `rest/activate/forfeit c` name slot c of the state's `team`; `respawn r` names cell
+#     r of the character camp of the first queued token (else of `team`); a grapple landing is the
+#     grappler's cell + offset, signed offset `+dx,+dy` when the grappler is off the board.
+#  R12 (D14) "within 2 steps" of the Guardian includes the Guardian's own cell.
+# Part 2 (where the part-2 document leaves a choice):
+#  R13 (strings) Sentries are written like characters: `x,y` alone on their cell, else
+#     `x,y:sentry`, and when that is ambiguous (two sentries on one cell) or off the board by their
+#     qualified name `sentry1` / `sentry2`. Undrafted slots are written `#c` (`rest #1`); cells of a
+#     camp not placed yet are written `#r` (`place #2 s`, `respawn #0`). `place r f` names cell r
+#     of the character camp of the team placing next (during placement), else of `team`.
+#     The grappler of a grapple string: the puppet in phase puppet; else the active character if it
+#     has Grapple or Changeling; else the first token whose card has Grapple.
+#  R14 (passes) After every action of play: the effect, Petrifying Gaze, the passes; then, if the
+#     active character was defeated, its activation ends (possibly the turn: Wolf Form flags clear);
+#     then the passes run once more (so a character whose Wolf Form just ended next to a hydra is
+#     defeated by the same action). Nothing runs once the game is over (a finished game defeats
+#     nobody). Defeats of both runs join one respawn queue (R3).
+#  R15 (`wolf`) legal whenever affordable (also if Wolf Form is already on: no effect).
+#  R16 (charge) "the first character in its LOS ray must be an enemy": the first cell of the ray at
+#     distance >= 1 holding tokens must hold at least one enemy token; a hydra first -> illegal.
+#  R17 (sides) An ability's numbers (AP, limits, uses) are read on the side of the team of the card
+#     that has the ability (the lender for Changeling, the puppet for Puppetry); card numbers (AP,
+#     item slots, bonus) on the side of the card's team.
+#  R18 (Changeling) Borrowing Sentry places the Regent's team's sentry (sentries always belong to
+#     the Regent's team, even when an enemy Nymph places them); borrowed Command moves an ally of
+#     the Nymph.
+#  R19 (draft) A drafted character's uses_left is set at its `draft` action (null for cards without
+#     per-game uses); its cell stays null until placement.
+#  R20 (ranges) "within n steps" (Guardian, Ventriloquism, Puppetry) counts steps of point 9 with
+#     characters not blocking and without Territorial (no mover).
+#  R21 (dicts) state_from_dict accepts a dict that lacks part-2 keys (a part-1 dict): they take their
+#     defaults (no sentries, regent_vp from the teams' Regents, tiles/bridges/camps of the board,
+#     setup_step 0, wolf_form false, activation flags false). Present keys must be exact.
+#  R22 max_game_length() stays 3000 (D17).
+#  R23 Observation "is o's team's turn" = state `team` == o, also during setup phases (where `team`
+#     is the team whose turn it is in the setup order).
 # ------------------------------------------------------------------------------------------------
 
 IMPERIAL = 0
 RAIDERS = 1
-TERMINAL = -4  # current_player() once the game is over (meeple.TERMINAL)
-TEAM_KEYS = ("imperial", "raiders")  # keys of characters.json / boards.json
-TEAM_PREFIX = ("imperial", "raider")  # qualified names: imperial-<short>, raider-<short>
+TERMINAL = -4
+TEAM_KEYS = ("imperial", "raiders")
+TEAM_PREFIX = ("imperial", "raider")
 TEAM_NAMES = ("Imperial Servants", "Northern Raiders")
 
 SIZE = 10
 NUM_CELLS = SIZE * SIZE
-NUM_CHARACTERS = 6  # tokens 0..5
-NUM_TOKENS = 8  # tokens 6..7 reserved (part 2: sentries)
+NUM_CHARACTERS = 6
+NUM_TOKENS = 8
+SENTRY_TOKENS = (6, 7)
 TEAM_SIZE = 3
 
 DIRS = ("n", "e", "s", "w")
 DELTA = ((0, -1), (1, 0), (0, 1), (-1, 0))
 DIAGS = ("ne", "se", "sw", "nw")
 DIAG_DELTA = ((1, -1), (1, 1), (-1, 1), (-1, -1))
-PHASES = ("rest", "pick", "act", "hydra", "respawn")
+PHASES = ("rest", "pick", "act", "hydra", "respawn", "puppet", "draft", "bridges", "camps",
+          "placement")
+PLAY_PHASES = ("rest", "pick", "act", "hydra", "respawn", "puppet")
+SETUP_PHASES = ("draft", "bridges", "camps", "placement")
+CAMP_KINDS = ("imperial_character", "imperial_strawberry", "raiders_character", "raiders_strawberry")
+CORNERS = ("top_left", "top_right", "bottom_left", "bottom_right")
+# Card index k (draft ids, observation one-hot): the shipped characters.json order.
+CARD_IDS = ("barbarian", "raider_bard", "sorceress", "skin_changer", "imperial_bard",
+            "imperial_guardian", "monk", "regent", "basilisk", "hound", "minotaur", "nymph",
+            "puppeteer", "ranger")
+
+# Setup turn orders (part 2 "Setup phases (exact)").
+DRAFT_ORDER = (IMPERIAL, RAIDERS, IMPERIAL, RAIDERS, IMPERIAL, RAIDERS)
+BRIDGE_ORDER = (IMPERIAL, RAIDERS, RAIDERS, IMPERIAL)
+CAMP_ORDER = (IMPERIAL, RAIDERS, RAIDERS, IMPERIAL)
+PLACE_ORDER = (0, 3, 1, 4, 2, 5)  # tokens: I0, R0, I1, R1, I2, R2
+MARKED_STRAWBERRIES = 12
+# The interior-tile corner nearest each moat elbow (point 65.4).
+ELBOW_STRAWBERRY = {(2, 2): (3, 3), (7, 2): (6, 3), (2, 7): (3, 6), (7, 7): (6, 6)}
+ELBOW_OF_CORNER = {"top_left": (2, 2), "top_right": (7, 2), "bottom_left": (2, 7),
+                   "bottom_right": (7, 7)}
 
 # Rule constants (rulebook / spec; the card numbers come from characters.json).
 ROUNDS = 7
-STEP_COST = 1  # move, orthogonal or diagonal (Agility)
+STEP_COST = 1
 PLUCK_COST = DEPOSIT_COST = PASS_COST = 1
 DISCARD_COST = 0
-MAX_PASS = 4  # the encoding allows passing 1..4 strawberries
-MAX_HEDGES_PLANTED = 4  # box limits: 4 hedge tokens, 4 chopped-hedge tokens
+MAX_PASS = 4
+MAX_HEDGES_PLANTED = 4
 MAX_HEDGES_CHOPPED = 4
-BARD_RANGE = 2  # War Cry / Ballad, Manhattan
-GUARDIAN_RANGE = 2  # legal steps
-THROW_RANGE = 2  # in LOS
-GRAPPLE_RANGE = 2  # Manhattan, over obstacles
-MAX_GAME_LENGTH = 3000  # see max_game_length()
-MAX_STORED_AP = 60  # state_from_dict accepts activation AP 0..60 (play never exceeds 5)
-MAX_STORED_MOVE_NUMBER = 10**9  # and move_number 0..10**9
+BARD_RANGE = 2
+GUARDIAN_RANGE = 2
+THROW_RANGE = 2
+ARCHER_RANGE = 2
+GRAPPLE_RANGE = 2
+PUPPET_RANGE = VENT_RANGE = 3
+LURE_MAX_STEPS = 2
+CHARGE_MAX_STEPS = 3
+SPRINT_FREE_MOVES = 3  # "may move three spaces"
+RETRIEVER_FREE_MOVES = 1  # "may move one additional space"
+TOTAL_STRAWBERRIES = 14
+MAX_GAME_LENGTH = 3000
+MAX_STORED_AP = 60
+MAX_STORED_MOVE_NUMBER = 10**9
+MAX_STORED_FREE_MOVES = 60
 
-# Action ids (docs/rules/imperial-harvest.md, "Actions").
+# Action ids (part 1 table + part 2 table).
 A_REST, A_ACTIVATE, A_FORFEIT, A_HYDRA = 0, 3, 6, 9
 A_MOVE, A_FACE = 17, 25
 A_PLUCK, A_DEPOSIT, A_DISCARD, A_END = 29, 30, 31, 32
 A_PASS, A_RESPAWN, A_GRAPPLE = 33, 65, 69
 A_POUNCE, A_PLANT, A_SPEAR, A_CHOP = 165, 169, 173, 181
 A_AXE, A_THROW, A_CHARM, A_SHADOW, A_COMPEL = 185, 193, 201, 233, 237
-NUM_ACTIONS = 269
+A_SLITHER, A_BITE, A_HORNS, A_FLIP, A_CHARGE = 269, 273, 305, 313, 314
+A_LURE, A_VENT, A_PUPPET, A_ARCHER, A_COMMAND = 315, 331, 363, 371, 379
+A_SENTRY, A_WOLF, A_SPRINT, A_DRAFT = 411, 427, 428, 429
+A_BRIDGE, A_CAMP, A_PLACE = 443, 459, 475
+NUM_ACTIONS = 491
 
-# Grapple offsets o = 0..11: (dx, dy) with 1 <= |dx|+|dy| <= 2, sorted by dy, then dx.
 GRAPPLE_OFFSETS = tuple(sorted(((dx, dy) for dx in range(-2, 3) for dy in range(-2, 3)
                                 if 1 <= abs(dx) + abs(dy) <= GRAPPLE_RANGE),
                                key=lambda o: (o[1], o[0])))
 
-# Ability ids of characters.json used by the first-game teams, per action.
+# Ability ids of characters.json.
 AB_AGILITY, AB_WAR_CRY, AB_BALLAD = "agility", "war_cry", "inspirational_ballad"
 AB_TOWER_SHIELD, AB_GUARDIAN = "tower_shield", "guardian"
 AB_GRAPPLE, AB_POUNCE, AB_PLANT, AB_SPEAR = "grapple", "dragon_pounce", "plant", "spear"
 AB_CHOP, AB_AXE, AB_THROW = "chop", "battle_axe", "throwing_axe"
 AB_CHARM, AB_SHADOW, AB_COMPEL = "charm", "shadow_walk", "compulsion"
+AB_FERAL, AB_WOLF, AB_SPRINT = "feral", "wolf_form", "sprint"
+AB_POINT_OF_ORDER, AB_COMMAND, AB_SENTRY = "point_of_order", "command", "sentry"
+AB_POISON, AB_SLITHER, AB_GAZE = "poison_blood", "slither", "petrifying_gaze"
+AB_RETRIEVER, AB_TERRITORIAL, AB_BITE = "retriever", "territorial", "bite"
+AB_HORNS, AB_FLIP, AB_CHARGE = "horns", "master_of_the_labyrinth", "charge"
+AB_LURE, AB_AURA, AB_CHANGELING = "alluring_gaze", "aura_of_tranquility", "changeling"
+AB_VENT, AB_PUPPETRY = "ventriloquism", "arcane_puppetry"
+AB_CAMOUFLAGE, AB_ARCHER, AB_SENTINEL = "camouflage", "archer", "silent_sentinel"
 
-DEFAULT_PARAMETERS = {"board": "standard"}
-BOARD_CHOICES = ("standard", "symmetric")
+# Active abilities with action ids (Precisions "Active and passive"), in the order their actions
+# are generated (the list is sorted afterwards anyway).
+ACTIVE_WITH_IDS = (AB_GRAPPLE, AB_POUNCE, AB_PLANT, AB_SPEAR, AB_CHOP, AB_AXE, AB_THROW, AB_CHARM,
+                   AB_SHADOW, AB_COMPEL, AB_SLITHER, AB_BITE, AB_HORNS, AB_FLIP, AB_CHARGE, AB_LURE,
+                   AB_VENT, AB_PUPPETRY, AB_ARCHER, AB_COMMAND, AB_SENTRY, AB_WOLF, AB_SPRINT)
+NOT_BORROWABLE = frozenset((AB_CHANGELING, AB_PUPPETRY))  # Changeling (51)
+NOT_PUPPETABLE = frozenset((AB_CHANGELING, AB_PUPPETRY, AB_SPRINT))  # D31
+
+# Action id ranges of the abilities: (first id, one past the last, ability).
+_ABILITY_RANGES = (
+    (A_GRAPPLE, A_POUNCE, AB_GRAPPLE), (A_POUNCE, A_PLANT, AB_POUNCE), (A_PLANT, A_SPEAR, AB_PLANT),
+    (A_SPEAR, A_CHOP, AB_SPEAR), (A_CHOP, A_AXE, AB_CHOP), (A_AXE, A_THROW, AB_AXE),
+    (A_THROW, A_CHARM, AB_THROW), (A_CHARM, A_SHADOW, AB_CHARM), (A_SHADOW, A_COMPEL, AB_SHADOW),
+    (A_COMPEL, A_SLITHER, AB_COMPEL), (A_SLITHER, A_BITE, AB_SLITHER), (A_BITE, A_HORNS, AB_BITE),
+    (A_HORNS, A_FLIP, AB_HORNS), (A_FLIP, A_CHARGE, AB_FLIP), (A_CHARGE, A_LURE, AB_CHARGE),
+    (A_LURE, A_VENT, AB_LURE), (A_VENT, A_PUPPET, AB_VENT), (A_PUPPET, A_ARCHER, AB_PUPPETRY),
+    (A_ARCHER, A_COMMAND, AB_ARCHER), (A_COMMAND, A_SENTRY, AB_COMMAND),
+    (A_SENTRY, A_WOLF, AB_SENTRY), (A_WOLF, A_SPRINT, AB_WOLF), (A_SPRINT, A_DRAFT, AB_SPRINT))
+
+
+def ability_of_action(a):
+    """The ability an action id belongs to, or None (moves, strawberries, turn and setup actions)."""
+    for low, high, ability in _ABILITY_RANGES:
+        if low <= a < high:
+            return ability
+    return None
+
+
+BOARD_CHOICES = ("standard", "symmetric", "random")
+SIDE_CHOICES = ("basic", "advanced")
+SETUP_CHOICES = ("fixed", "interactive")
+TEAM_MODES = ("first_game", "draft")
+MAX_BOARD_SEED = 2**31 - 1
+DEFAULT_PARAMETERS = {"board": "standard", "board_seed": 0, "sides": "basic",
+                      "teams": "first_game", "setup": "fixed", "characters": None}
 
 
 def _as_int(value):
-    """`value` as a Python int if it is an integer (numpy integers included, bool excluded), else None."""
     if isinstance(value, bool):
         return None
     try:
@@ -169,161 +247,371 @@ def manhattan(a, b):
 
 
 def edge(a, b):
-    """The key of the edge between cells a and b: (lower index, higher index)."""
     return (a, b) if a < b else (b, a)
 
 
 def neighbour(cell, dx, dy):
-    """The cell at (x+dx, y+dy), or None off the board."""
     x, y = xy(cell)
     x, y = x + dx, y + dy
     return cell_of(x, y) if 0 <= x < SIZE and 0 <= y < SIZE else None
 
 
+def in_moat_ring(x, y):
+    return (x in (2, 7) and 2 <= y <= 7) or (y in (2, 7) and 2 <= x <= 7)
+
+
+def is_elbow(x, y):
+    return x in (2, 7) and y in (2, 7)
+
+
+MOAT = frozenset(cell_of(x, y) for x in range(SIZE) for y in range(SIZE) if in_moat_ring(x, y))
+# The 16 non-elbow moat cells in cell-index order (bridge ids 443 + b).
+BRIDGE_CELLS = tuple(sorted(c for c in MOAT if not is_elbow(*xy(c))))
+
+
+def bridge_axis(cell):
+    """Point 4: "ew" for x in {2,7}, "ns" for y in {2,7}."""
+    return "ew" if xy(cell)[0] in (2, 7) else "ns"
+
+
+def bridge_joins(cell):
+    """The two garden cells a bridge on `cell` joins (along its axis)."""
+    x, y = xy(cell)
+    if x in (2, 7):
+        return cell_of(x - 1, y), cell_of(x + 1, y)
+    return cell_of(x, y - 1), cell_of(x, y + 1)
+
+
 # ------------------------------------------------------------------------------------------- data
 
 @functools.cache
-def _data(name):
-    """The parsed JSON file `name` of meeple's data/imperial_harvest folder."""
+def _data_text(name):
     try:
-        text = (importlib.resources.files("meeple") / "data" / "imperial_harvest" / name).read_text(
+        return (importlib.resources.files("meeple") / "data" / "imperial_harvest" / name).read_text(
             encoding="utf-8")
     except Exception:  # noqa: BLE001 - meeple itself may not import (engine not built)
-        # The reference may be loaded without the compiled package (tests load it standalone).
         path = pathlib.Path(__file__).resolve().parents[1] / "data" / "imperial_harvest" / name
-        text = path.read_text(encoding="utf-8")
-    return json.loads(text)
-
-
-def hedges_from_tiles(layout, tiles):
-    """Point 3: the set of hedge edges of a board built from tile faces.
-
-    `layout`: slot -> [face, clockwise quarter-turns] (boards.json); `tiles`: tiles.json. A quarter
-    turn maps (x, y) of a w x h tile to (h-1-y, x) and sides N->E->S->W->N. Hedges on the board's
-    outer edge are dropped.
-    """
-    sides = "NESW"
-    slots = dict(tiles["board"]["rect_slots"], **tiles["board"]["square_slots"])
-    edges = set()
-    for slot_name, (face_name, turns) in layout.items():
-        slot, face = slots[slot_name], tiles["faces"][face_name]
-        w, h = face["size"]
-        for _ in range(turns % 4):
-            w, h = h, w
-        if [w, h] != list(slot["size"]):
-            raise ValueError(f"tile {face_name} turned {turns} times does not fit slot {slot_name}")
-        ox, oy = slot["origin"]
-        for x, y, side in face["hedges"]:
-            w, h = face["size"]
-            for _ in range(turns % 4):
-                x, y, side = h - 1 - y, x, sides[(sides.index(side) + 1) % 4]
-                w, h = h, w
-            here = cell_of(ox + x, oy + y)
-            there = neighbour(here, *DELTA[sides.index(side)])
-            if there is not None:
-                edges.add(edge(here, there))
-    return edges
-
-
-class Board:
-    """The static board of boards.json `name`: terrain, bridges, camps, setup (points 1-5)."""
-
-    def __init__(self, name, data, tiles):
-        self.name = name
-        hedges = set()
-        for a, b in data["hedges"]:
-            hedges.add(edge(cell_of(*a), cell_of(*b)))
-        if data.get("tiles"):
-            built = hedges_from_tiles(data["tiles"], tiles)
-            if built != hedges:
-                raise ValueError(f"board {name!r}: the hedges built from its tiles differ from its "
-                                 f"hedge list (only from tiles: {sorted(built - hedges)}, only in the "
-                                 f"list: {sorted(hedges - built)})")
-        self.hedges = frozenset(hedges)
-        self.moat = frozenset(cell_of(x, y) for x in range(SIZE) for y in range(SIZE)
-                              if (x in (2, 7) and 2 <= y <= 7) or (y in (2, 7) and 2 <= x <= 7))
-        elbows = {cell_of(2, 2), cell_of(7, 2), cell_of(2, 7), cell_of(7, 7)}
-        # Point 4: bridge cell -> axis, "ew" (x in {2,7}) or "ns" (y in {2,7}).
-        self.bridges = {}
-        for x, y in data["bridges"]:
-            c = cell_of(x, y)
-            if c not in self.moat or c in elbows:
-                raise ValueError(f"board {name!r}: bridge {x},{y} is not on a non-elbow moat cell")
-            self.bridges[c] = "ew" if x in (2, 7) else "ns"
-        self.water = self.moat - set(self.bridges)
-        origins = tiles["board"]["camp_slots"]
-        # boards.json "camps": camp kind (e.g. "imperial_character") -> corner name.
-        self.camps = {}
-        for kind, corner in data["camps"].items():
-            ox, oy = origins[corner]
-            self.camps[kind] = tuple(sorted(cell_of(ox + dx, oy + dy) for dx in (0, 1) for dy in (0, 1)))
-        self.character_camp = tuple(self.camps[f"{t}_character"] for t in TEAM_KEYS)
-        self.strawberry_camp = tuple(self.camps[f"{t}_strawberry"] for t in TEAM_KEYS)
-        self.start_spaces = tuple([cell_of(*c) for c in data["start_spaces"][t]] for t in TEAM_KEYS)
-        self.hydras = [cell_of(*c) for c in data["hydras"]]
-        self.strawberries = sorted(cell_of(*c) for c in data["strawberries"])
-        self.num_strawberries = len(self.strawberries)
-        # Point 9 without hedges: step_to[cell][d] is the target of a step, or None (off the
-        # board, into water, or across a bridge's axis).
-        self.step_to = [[self._static_step(c, d) for d in range(4)] for c in range(NUM_CELLS)]
-
-    def axis_ok(self, cell, d):
-        """Point 4: a bridge cell is entered and left only along its axis (d: 0..3 = n,e,s,w)."""
-        axis = self.bridges.get(cell)
-        return axis is None or (axis == "ew") == (d in (1, 3))
-
-    def _static_step(self, cell, d):
-        target = neighbour(cell, *DELTA[d])
-        if target is None or target in self.water or cell in self.water:
-            return None
-        if not (self.axis_ok(cell, d) and self.axis_ok(target, d)):
-            return None
-        return target
+        return path.read_text(encoding="utf-8")
 
 
 @functools.cache
-def _board(name):
-    return Board(name, _data("boards.json")["boards"][name], _data("tiles.json"))
+def _data(name):
+    return json.loads(_data_text(name))
 
 
-class Character:
-    """One token of the first-game teams, with its card numbers (point 6) and names (point 8)."""
+def _slots():
+    tiles = _data("tiles.json")
+    return dict(tiles["board"]["rect_slots"], **tiles["board"]["square_slots"])
 
-    def __init__(self, token, team, card, data):
-        self.token = token
-        self.team = team
-        self.slot = token - team * TEAM_SIZE
-        self.id = card["id"]
-        self.name = card["name"]
-        self.short = card["name"].split()[-1].lower()
-        self.qualified = f"{TEAM_PREFIX[team]}-{self.short}"
-        defaults = data["defaults"]
-        self.ap = card.get("ap", defaults["ap"])
-        self.item_slots = card.get("item_slots", defaults["item_slots"])
-        self.bonus_ap = dict(defaults["strawberry"], **card.get("strawberry", {}))["bonus_ap"]
-        self.abilities = frozenset(card["abilities"])
-        # Per-game uses (plant / chop), or None.
-        self.uses = None
+
+@functools.cache
+def face_edges(face_name, transform, slot_name):
+    """Point 3 / D27: the hedge edges of tile face `face_name` laid in slot `slot_name` with
+    transform 0..7 (k = t mod 4 clockwise quarter-turns, (x, y) of a w x h tile -> (h-1-y, x), sides
+    N->E->S->W; then, if t >= 4, the mirror top<->bottom within the slot: (x, y) -> (x, h-1-y),
+    sides N<->S). Hedges on the board's outer edge are dropped."""
+    tiles = _data("tiles.json")
+    slot = _slots()[slot_name]
+    face = tiles["faces"][face_name]
+    sides = "NESW"
+    k, mirror = transform % 4, transform >= 4
+    edges = set()
+    for x, y, side in face["hedges"]:
+        w, h = face["size"]
+        s = sides.index(side)
+        for _ in range(k):
+            x, y, s = h - 1 - y, x, (s + 1) % 4
+            w, h = h, w
+        if [w, h] != list(slot["size"]):
+            raise ValueError(f"tile {face_name} with transform {transform} does not fit slot "
+                             f"{slot_name}")
+        if mirror:
+            y = h - 1 - y
+            s = {0: 2, 2: 0}.get(s, s)
+        ox, oy = slot["origin"]
+        here = cell_of(ox + x, oy + y)
+        there = neighbour(here, *DELTA[s])
+        if there is not None:
+            edges.add(edge(here, there))
+    return frozenset(edges)
+
+
+def hedges_from_tiles(layout):
+    """The hedges of a board built from `layout`: slot -> [face, transform]."""
+    edges = set()
+    for slot_name, (face_name, transform) in layout.items():
+        edges |= face_edges(face_name, transform, slot_name)
+    return edges
+
+
+@functools.cache
+def slot_cells():
+    """slot name -> frozenset of its cells; and cell -> slot name."""
+    cells = {}
+    for name, slot in _slots().items():
+        ox, oy = slot["origin"]
+        w, h = slot["size"]
+        cells[name] = frozenset(cell_of(ox + i, oy + j) for i in range(w) for j in range(h))
+    return cells
+
+
+@functools.cache
+def cell_slot():
+    return {c: name for name, cells in slot_cells().items() for c in cells}
+
+
+@functools.cache
+def corner_cells(corner):
+    """The 4 cells of a camp corner, in cell-index order."""
+    ox, oy = _data("tiles.json")["board"]["camp_slots"][corner]
+    return tuple(sorted(cell_of(ox + dx, oy + dy) for dx in (0, 1) for dy in (0, 1)))
+
+
+@functools.cache
+def insignia_cell(corner):
+    """The camp cell nearest the board centre (4.5, 4.5)."""
+    return min(corner_cells(corner),
+               key=lambda c: (xy(c)[0] - 4.5) ** 2 + (xy(c)[1] - 4.5) ** 2)
+
+
+@functools.cache
+def moat_tile_of():
+    """moat cell -> moat tile (corner name)."""
+    tiles = _data("tiles.json")["board"]["moat_tiles"]
+    return {cell_of(*c): corner for corner, cells in tiles.items() for c in cells}
+
+
+# ------------------------------------------------------------------------------ random boards
+
+def _static_step_ok(a, b, hedges, bridges):
+    """Point 9 on a board record: a legal orthogonal step a -> b."""
+    if b is None or (b in MOAT and b not in bridges) or (a in MOAT and a not in bridges):
+        return False
+    if edge(a, b) in hedges:
+        return False
+    for c, other in ((a, b), (b, a)):
+        if c in bridges:
+            if bridge_axis(c) == "ew" and xy(other)[1] != xy(c)[1]:
+                return False
+            if bridge_axis(c) == "ns" and xy(other)[0] != xy(c)[0]:
+                return False
+    return True
+
+
+def _reachable(starts, hedges, bridges):
+    seen = set(starts)
+    todo = list(seen)
+    while todo:
+        c = todo.pop()
+        for d in range(4):
+            n = neighbour(c, *DELTA[d])
+            if n is not None and n not in seen and _static_step_ok(c, n, hedges, bridges):
+                seen.add(n)
+                todo.append(n)
+    return seen
+
+
+def _legal_bridge_spot(cell, hedges):
+    a, b = bridge_joins(cell)
+    return edge(a, cell) not in hedges and edge(cell, b) not in hedges
+
+
+def random_board_record(seed):
+    """D37: the boards.json record of `Board.random(seed)` (written again here from the document,
+    so that the reference needs no compiled meeple): tiles shuffled over their slots (rectangular /
+    square apart), random face and legal rotation, one random legal bridge per moat tile, the rest
+    copied from "standard"; drawn again from the same generator until the board is valid."""
+    tiles = _data("tiles.json")
+    layout = tiles["board"]
+    physical = sorted({f[:-1] for f in tiles["faces"]})
+    rect = [t for t in physical if tiles["faces"][t + "a"]["size"] != [2, 2]]
+    square = [t for t in physical if tiles["faces"][t + "a"]["size"] == [2, 2]]
+    std = _data("boards.json")["boards"]["standard"]
+    rng = _random.Random(seed)
+    for _ in range(1000):
+        chosen = {}
+        for group, pool in (("rect_slots", rect), ("square_slots", square)):
+            order = list(pool)
+            rng.shuffle(order)
+            for slot, tile in zip(list(layout[group]), order):
+                chosen[slot] = [tile + rng.choice("ab"), rng.choice(layout[group][slot]["rotations"])]
+        hedges = hedges_from_tiles(chosen)
+        bridges = []
+        for corner, cells in layout["moat_tiles"].items():
+            spots = [tuple(c) for c in cells
+                     if not is_elbow(*c) and _legal_bridge_spot(cell_of(*c), hedges)]
+            if not spots:
+                break
+            bridges.append(rng.choice(spots))
+        else:
+            bridge_cells = {cell_of(*c) for c in bridges}
+            camp_cells = set()
+            for corner in CORNERS:
+                camp_cells |= set(corner_cells(corner))
+            garden = [c for c in range(NUM_CELLS) if c not in MOAT and c not in camp_cells]
+            ok = True
+            for team in TEAM_KEYS:
+                reach = _reachable(corner_cells(std["camps"][f"{team}_character"]), hedges,
+                                   bridge_cells)
+                if any(c not in reach for c in garden):
+                    ok = False
+            if ok:
+                return {"tiles": chosen,
+                        "hedges": sorted([list(xy(a)), list(xy(b))] for a, b in hedges),
+                        "camps": dict(std["camps"]), "insignia": dict(std["insignia"]),
+                        "start_spaces": dict(std["start_spaces"]),
+                        "bridges": [list(c) for c in sorted(bridges)],
+                        "hydras": [list(c) for c in std["hydras"]],
+                        "strawberries": [list(c) for c in std["strawberries"]]}
+    raise ValueError(f"no valid random board for seed {seed}")
+
+
+class Board:
+    """The board record a game starts from (boards.json or random): tiles, hedges, bridges, camps,
+    start spaces, hydras, strawberries (points 1-5)."""
+
+    def __init__(self, name, data):
+        self.name = name
+        hedges = {edge(cell_of(*a), cell_of(*b)) for a, b in data["hedges"]}
+        self.tiles = None
+        if data.get("tiles"):
+            self.tiles = {slot: [face, turns] for slot, (face, turns) in data["tiles"].items()}
+            built = hedges_from_tiles(self.tiles)
+            if built != hedges:
+                raise ValueError(f"board {name!r}: the hedges built from its tiles differ from its "
+                                 f"hedge list")
+        self.hedges = frozenset(hedges)
+        self.bridges = sorted(cell_of(*c) for c in data["bridges"])
+        for c in self.bridges:
+            if c not in BRIDGE_CELLS:
+                raise ValueError(f"board {name!r}: bridge {cell_text(c)} is not on a non-elbow moat "
+                                 f"cell")
+        self.camps = {kind: data["camps"][kind] for kind in CAMP_KINDS}
+        self.start_spaces = tuple([cell_of(*c) for c in data["start_spaces"][t]] for t in TEAM_KEYS)
+        self.hydras = [cell_of(*c) for c in data["hydras"]]
+        self.strawberry_list = [cell_of(*c) for c in data["strawberries"]]
+        self.strawberries = sorted(set(self.strawberry_list))
+
+
+@functools.cache
+def _named_board(name):
+    return Board(name, _data("boards.json")["boards"][name])
+
+
+@functools.cache
+def _random_board(seed):
+    return Board(f"random-{seed}", random_board_record(seed))
+
+
+# ------------------------------------------------------------------------------- cards and game
+
+class Card:
+    """One character card on one team's side (point 6, point 35): numbers and names."""
+
+    def __init__(self, entry, table, side):
+        self.id = entry["id"]
+        self.index = CARD_IDS.index(self.id)
+        self.name = entry["name"]
+        self.short = entry["name"].split()[-1].lower()
+        self.archetype = entry["archetype"]
+        self.abilities = frozenset(entry["abilities"])
+        defaults = table.get("defaults", {})
+        numbers = {"ap": defaults.get("ap"), "item_slots": defaults.get("item_slots"),
+                   "strawberry": dict(defaults.get("strawberry", {}))}
+        sources = [entry] + ([entry["advanced"]] if side == "advanced" and
+                             isinstance(entry.get("advanced"), dict) else [])
+        for source in sources:
+            for key in ("ap", "item_slots"):
+                if key in source:
+                    numbers[key] = source[key]
+            if isinstance(source.get("strawberry"), dict):
+                numbers["strawberry"].update(source["strawberry"])
+        self.ap = numbers["ap"]
+        self.item_slots = numbers["item_slots"]
+        self.bonus_ap = numbers["strawberry"].get("bonus_ap", 0)
+        self.uses = None  # per-game uses (plant / chop)
         for ability in (AB_PLANT, AB_CHOP):
             if ability in self.abilities:
-                self.uses = data["abilities"][ability]["uses_per_game"]
+                self.uses = _ability_spec(table, ability, side)["uses_per_game"]
 
 
-def _ability_cost(data, ability):
-    """AP cost of an ability from characters.json ("1-3" -> 1 per use)."""
-    ap = data["abilities"][ability]["ap"]
-    return int(ap.split("-")[0]) if isinstance(ap, str) else ap
+def _ability_spec(table, ability, side):
+    spec = dict(table["abilities"][ability])
+    if side == "advanced" and isinstance(spec.get("advanced"), dict):
+        spec.update(spec.pop("advanced"))
+    spec.pop("advanced", None)
+    return spec
 
 
-def _compulsion_limit(data):
-    """Most compulsions in one activation: the upper end of characters.json's "1-3"."""
-    return int(str(data["abilities"][AB_COMPEL]["ap"]).split("-")[-1])
+def _first_number(value):
+    """"1-3" -> 1 (per use); an int stays."""
+    return int(str(value).split("-")[0]) if isinstance(value, str) else value
 
 
-# ------------------------------------------------------------------------------------------- game
+def _last_number(value):
+    return int(str(value).split("-")[-1])
+
+
+def _normalise_sides(value):
+    problem = (f"parameter sides of imperial_harvest must be 'basic', 'advanced' or "
+               f"'<imperial>/<raiders>' such as 'basic/advanced', got {value!r}")
+    if not isinstance(value, str):
+        raise ValueError(problem)
+    parts = [p.strip().lower() for p in value.split("/")]
+    if len(parts) not in (1, 2) or any(p not in SIDE_CHOICES for p in parts):
+        raise ValueError(problem)
+    text = parts[0] if len(parts) == 1 or parts[0] == parts[1] else "/".join(parts)
+    per_team = (parts[0], parts[-1])
+    return text, per_team
+
+
+def _load_table(value):
+    if value is None:
+        return None, _data("characters.json")
+    if isinstance(value, (str, bytes)) or hasattr(value, "__fspath__"):
+        path = os.fspath(value)
+        if isinstance(path, bytes):
+            path = path.decode()
+        if path.strip().lower() in ("", "none", "null", "default"):
+            return None, _data("characters.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                value = json.load(f)
+        except OSError as e:
+            raise ValueError(f"cannot read the character table {path!r}: {e.strerror}") from None
+        except json.JSONDecodeError as e:
+            raise ValueError(f"the character table {path!r} is not JSON: {e}") from None
+    if not isinstance(value, dict):
+        raise ValueError("parameter characters of imperial_harvest must be None, a dict with the "
+                         "schema of characters.json or a path to such a file, got "
+                         f"{type(value).__name__}")
+    cards = value.get("characters")
+    if not isinstance(cards, list) or not all(isinstance(c, dict) and isinstance(c.get("id"), str)
+                                              for c in cards):
+        raise ValueError("character table: 'characters' must be a list of objects with an 'id'")
+    ids = [c["id"] for c in cards]
+    missing = [i for i in CARD_IDS if i not in ids]
+    extra = [i for i in ids if i not in CARD_IDS]
+    if missing or extra or len(ids) != len(set(ids)):
+        raise ValueError(f"character table: expected each of the 14 cards {', '.join(CARD_IDS)} "
+                         "once" + (f"; missing {', '.join(missing)}" if missing else "")
+                         + (f"; unknown {', '.join(extra)}" if extra else ""))
+    if not isinstance(value.get("abilities"), dict):
+        raise ValueError("character table: 'abilities' must be an object of ability numbers")
+    shipped = _data("characters.json")
+    table = dict(value)
+    # Missing structural parts (names, archetypes, abilities, defaults) come from the shipped file.
+    table.setdefault("defaults", shipped["defaults"])
+    table.setdefault("first_game_teams", shipped["first_game_teams"])
+    shipped_cards = {c["id"]: c for c in shipped["characters"]}
+    table["characters"] = [dict(shipped_cards[c["id"]], **c) for c in cards]
+    table["abilities"] = {name: value["abilities"].get(name, spec)
+                          for name, spec in shipped["abilities"].items()}
+    return value, table
+
 
 class ImperialHarvestGame:
-    """The game and its parameters (docs/rules/imperial-harvest.md, "Parameters")."""
+    """The game and its parameters (part 2 "Parameters and construction")."""
 
     name = "imperial_harvest"
 
@@ -334,23 +622,74 @@ class ImperialHarvestGame:
                              f"imperial_harvest; valid parameters: {', '.join(DEFAULT_PARAMETERS)}")
         values = dict(DEFAULT_PARAMETERS, **params)
         if not (isinstance(values["board"], str) and values["board"] in BOARD_CHOICES):
-            raise ValueError(f"parameter board must be one of {', '.join(map(repr, BOARD_CHOICES))}, "
-                             f"got {values['board']!r}")
+            raise ValueError(f"parameter board must be one of {', '.join(map(repr, BOARD_CHOICES))},"
+                             f" got {values['board']!r}")
+        seed = _as_int(values["board_seed"])
+        if seed is None or not 0 <= seed <= MAX_BOARD_SEED:
+            raise ValueError(f"parameter board_seed must be an integer in 0..{MAX_BOARD_SEED}, got "
+                             f"{values['board_seed']!r}")
+        values["board_seed"] = seed
+        values["sides"], self.sides = _normalise_sides(values["sides"])
+        if not (isinstance(values["setup"], str) and values["setup"] in SETUP_CHOICES):
+            raise ValueError(f"parameter setup must be one of {', '.join(map(repr, SETUP_CHOICES))},"
+                             f" got {values['setup']!r}")
+        values["characters"], self.table = _load_table(values["characters"])
+        values["teams"], self.team_ids = self._parse_teams(values["teams"])
         self._params = values
-        self.board = _board(values["board"])
-        data = _data("characters.json")
-        cards = {card["id"]: card for card in data["characters"]}
-        self.characters = []
-        for team, key in enumerate(TEAM_KEYS):
-            for ident in data["first_game_teams"][key]:
-                self.characters.append(Character(len(self.characters), team, cards[ident], data))
-        self.cost = {ability: _ability_cost(data, ability) for ability in
-                     (AB_GRAPPLE, AB_POUNCE, AB_PLANT, AB_SPEAR, AB_CHOP, AB_AXE, AB_THROW, AB_CHARM,
-                      AB_SHADOW, AB_COMPEL)}
-        self.max_compulsions = _compulsion_limit(data)
+        self.draft = values["teams"] == "draft"
+        self.interactive = values["setup"] == "interactive"
+        self.board = _random_board(seed) if values["board"] == "random" else \
+            _named_board(values["board"])
+        entries = {c["id"]: c for c in self.table["characters"]}
+        self.cards = [{ident: Card(entries[ident], self.table, self.sides[team])
+                       for ident in CARD_IDS} for team in (IMPERIAL, RAIDERS)]
+        self.specs = [{name: _ability_spec(self.table, name, self.sides[team])
+                       for name in self.table["abilities"]} for team in (IMPERIAL, RAIDERS)]
+
+    def _parse_teams(self, value):
+        problem = (f"parameter teams of imperial_harvest must be 'first_game', 'draft' or two lists "
+                   f"of 3 character ids such as 'monk,regent,imperial_bard/barbarian,hound,nymph' "
+                   f"(ids: {', '.join(CARD_IDS)}), got {value!r}")
+        if not isinstance(value, str):
+            raise ValueError(problem)
+        text = value.strip().lower().replace(" ", "")
+        if text == "draft":
+            return text, None
+        if text == "first_game":
+            fg = self.table["first_game_teams"]
+            return text, [list(fg["imperial"]), list(fg["raiders"])]
+        teams = [t.split(",") for t in text.split("/")]
+        if len(teams) != 2 or any(len(t) != 3 for t in teams):
+            raise ValueError(problem)
+        for t in teams:
+            for ident in t:
+                if ident not in CARD_IDS:
+                    raise ValueError(f"parameter teams: unknown character {ident!r}; characters: "
+                                     f"{', '.join(CARD_IDS)}")
+        flat = teams[0] + teams[1]
+        for ident in flat:
+            if flat.count(ident) > 1:
+                raise ValueError(f"parameter teams: character {ident!r} is chosen twice "
+                                 "(6 distinct characters are needed)")
+        archetype = {c["id"]: c["archetype"] for c in self.table["characters"]}
+        for team, ids in zip(TEAM_KEYS, teams):
+            for i in range(3):
+                for j in range(i + 1, 3):
+                    if archetype[ids[i]] == archetype[ids[j]]:
+                        raise ValueError(f"parameter teams: {ids[i]} and {ids[j]} of the {team} "
+                                         f"team share the archetype {archetype[ids[i]]!r} (no two "
+                                         "characters of a team may share an archetype)")
+        return text, teams
+
+    def card(self, ident, team):
+        return self.cards[team][ident]
+
+    def spec(self, team, ability):
+        return self.specs[team][ability]
 
     def __repr__(self):
-        return f"ImperialHarvestGame(board={self._params['board']!r})"
+        return "ImperialHarvestGame(" + ", ".join(
+            f"{k}={v!r}" for k, v in self._params.items() if k != "characters") + ")"
 
     def parameters(self):
         return dict(self._params)
@@ -365,42 +704,46 @@ class ImperialHarvestGame:
         return 0
 
     def observation_shape(self):
-        return (1791,)
+        return (2131,)
 
     def max_game_length(self):
-        """A safe bound: 3000 (any bound >= 544 is safe). Per activation at
-        most 5 + g AP-costing actions (3 card AP + 1 strawberry bonus + 1 Ballad, + g bonus regains,
-        each after a pluck) plus activate, face, charm and end: a turn has at most 17 + g actions,
-        and over the game g <= 14, discards <= 14, plant/chop <= 6, so at most 14 x 17 + 34 = 272
-        actions are not respawns. Nobody can be defeated on its own camp, where every character
-        starts and respawns, so each defeat needs an earlier action that moved that character off
-        it, and each action moves at most one character: at most 272 respawns. 544 <= 3000."""
+        """R22: 3000, as part 1 (D17)."""
         return MAX_GAME_LENGTH
 
     def new_initial_state(self, seed=None):
-        """Point 5: the standard setup (deterministic; the seed is checked and ignored)."""
+        """The start: the draft, the interactive setup, or point 5's fixed setup (deterministic;
+        the seed is checked and ignored)."""
         if seed is not None and (_as_int(seed) is None or _as_int(seed) < 0):
             raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
         board = self.board
-        state = ImperialHarvestState(self)
-        state._hedges = set(board.hedges)
-        state._strawberries = set(board.strawberries)
-        state._hydras = list(board.hydras)
-        for ch in self.characters:
-            cell = board.start_spaces[ch.team][ch.slot]
-            state._cell[ch.token] = cell
-            state._facing[ch.token] = facing_centre(cell)
-            state._uses[ch.token] = ch.uses
-        return state
+        s = ImperialHarvestState(self)
+        s._hedges = set(board.hedges)
+        s._tiles = None if board.tiles is None else {k: list(v) for k, v in board.tiles.items()}
+        if self.interactive:
+            s._bridges = set()
+            s._camps = {}
+            s._hydras = [None, None]
+            s._strawberries = set()
+        else:
+            s._bridges = set(board.bridges)
+            s._camps = dict(board.camps)
+            s._hydras = list(board.hydras)
+            s._strawberries = set(board.strawberries)
+        if self.draft:
+            s._phase = "draft"
+            s._team = DRAFT_ORDER[0]
+        else:
+            for t in range(NUM_CHARACTERS):
+                s._set_card(t, self.team_ids[t // TEAM_SIZE][t % TEAM_SIZE])
+            s._after_teams()
+        return s
 
     def state_from_dict(self, d):
-        """The state described by `d` (the format of ImperialHarvestState.to_dict), validated."""
         return _state_from_dict(self, d)
 
 
 def facing_centre(cell):
-    """Point 5 / D1: the direction toward (4.5, 4.5) along the axis of the larger offset; on a tie,
-    vertically."""
+    """Point 5 / D1."""
     x, y = xy(cell)
     dx, dy = 4.5 - x, 4.5 - y
     if abs(dx) > abs(dy):
@@ -408,21 +751,29 @@ def facing_centre(cell):
     return 2 if dy > 0 else 0
 
 
+_FLAGS = ("face_used", "grapple_used", "pounce_used", "throw_used", "charm_used")
+_FLAGS2 = ("slither_used", "charge_used", "charged", "lure_used", "command_used", "sentry_used",
+           "sprint_used", "retriever_used")
+
+
 class Activation:
     """The activation in progress (state dict "activation")."""
 
-    __slots__ = ("ap", "face_used", "grapple_used", "pounce_used", "throw_used", "charm_used",
-                 "compulsions", "compel_target", "ballad", "war_cry", "bonus")
+    __slots__ = ("ap", "compulsions", "compel_target", "ballad", "war_cry", "bonus", "free_moves",
+                 "gaze", "puppet") + _FLAGS + _FLAGS2
 
     def __init__(self):
         self.ap = 0
-        self.face_used = self.grapple_used = self.pounce_used = False
-        self.throw_used = self.charm_used = False
+        for name in _FLAGS + _FLAGS2:
+            setattr(self, name, False)
         self.compulsions = 0
         self.compel_target = None
         self.ballad = []
         self.war_cry = []
         self.bonus = False
+        self.free_moves = 0
+        self.gaze = []
+        self.puppet = None
 
     def copy(self):
         other = Activation()
@@ -430,14 +781,20 @@ class Activation:
             setattr(other, name, getattr(self, name))
         other.ballad = list(self.ballad)
         other.war_cry = list(self.war_cry)
+        other.gaze = list(self.gaze)
         return other
 
     def to_dict(self):
-        return {"ap": self.ap, "face_used": self.face_used, "grapple_used": self.grapple_used,
-                "pounce_used": self.pounce_used, "throw_used": self.throw_used,
-                "charm_used": self.charm_used, "compulsions": self.compulsions,
-                "compel_target": self.compel_target, "ballad": sorted(self.ballad),
-                "war_cry": sorted(self.war_cry), "bonus": self.bonus}
+        d = {"ap": self.ap}
+        for name in _FLAGS:
+            d[name] = getattr(self, name)
+        d.update({"compulsions": self.compulsions, "compel_target": self.compel_target,
+                  "ballad": sorted(self.ballad), "war_cry": sorted(self.war_cry),
+                  "bonus": self.bonus})
+        for name in _FLAGS2:
+            d[name] = getattr(self, name)
+        d.update({"free_moves": self.free_moves, "gaze": sorted(self.gaze), "puppet": self.puppet})
+        return d
 
 
 # ------------------------------------------------------------------------------------------ state
@@ -447,13 +804,19 @@ class ImperialHarvestState:
 
     def __init__(self, game):
         self._game = game
-        self._hedges = set()  # edge keys (a, b), a < b
-        self._strawberries = set()  # cells
+        self._hedges = set()
+        self._strawberries = set()
         self._hydras = [None, None]
-        self._cell = [None] * NUM_CHARACTERS
-        self._facing = [0] * NUM_CHARACTERS
+        self._bridges = set()
+        self._camps = {}
+        self._tiles = None
+        self._ids = [None] * NUM_CHARACTERS  # card ids (None: not drafted yet)
+        self._cell = [None] * NUM_TOKENS  # tokens 6, 7: sentries
+        self._facing = [0] * NUM_TOKENS
         self._carried = [0] * NUM_CHARACTERS
         self._uses = [None] * NUM_CHARACTERS
+        self._wolf = [False] * NUM_CHARACTERS
+        self._regent_vp = [0, 0]
         self._plucked = [0, 0]
         self._deposited = [0, 0]
         self._planted = 0
@@ -461,6 +824,7 @@ class ImperialHarvestState:
         self._round = 1
         self._team = IMPERIAL
         self._phase = "rest"
+        self._setup_step = 0
         self._resting = None
         self._last_rested = [None, None]
         self._done = []
@@ -470,7 +834,85 @@ class ImperialHarvestState:
         self._resume = None
         self._terminal = False
         self._move_number = 0
-        self._defeated_now = []  # defeats of the action being applied (transient)
+        self._defeated_now = []
+
+    # ----------------------------------------------------------------- teams and cards
+
+    def _set_card(self, t, ident):
+        self._ids[t] = ident
+        card = self._card(t)
+        self._uses[t] = card.uses  # R19
+        if AB_POINT_OF_ORDER in card.abilities:
+            self._regent_vp[t // TEAM_SIZE] = self._game.spec(t // TEAM_SIZE, AB_POINT_OF_ORDER)["vp"]
+
+    def _after_teams(self):
+        """The teams are known: the interactive setup starts, or the fixed setup (point 5)."""
+        if self._game.interactive:
+            self._phase = "bridges"
+            self._setup_step = 0
+            self._team = BRIDGE_ORDER[0]
+            return
+        board = self._game.board
+        for t in range(NUM_CHARACTERS):
+            cell = board.start_spaces[t // TEAM_SIZE][t % TEAM_SIZE]
+            self._cell[t] = cell
+            self._facing[t] = facing_centre(cell)
+        self._start_play()
+
+    def _start_play(self):
+        self._phase = "rest"
+        self._setup_step = 0
+        self._team = IMPERIAL
+        self._round = 1
+
+    def _card(self, t):
+        """The Card of token t (None for sentries and undrafted slots)."""
+        if t >= NUM_CHARACTERS or self._ids[t] is None:
+            return None
+        return self._game.card(self._ids[t], t // TEAM_SIZE)
+
+    def _has(self, t, ability):
+        card = self._card(t)
+        return card is not None and ability in card.abilities
+
+    def _regent_team(self):
+        for t in range(NUM_CHARACTERS):
+            if self._ids[t] == "regent":
+                return t // TEAM_SIZE
+        return None
+
+    def _team_of(self, t):
+        if t < NUM_CHARACTERS:
+            return t // TEAM_SIZE
+        return self._regent_team()
+
+    def _enemy(self, a, b):
+        ta, tb = self._team_of(a), self._team_of(b)
+        return ta is not None and tb is not None and ta != tb
+
+    def _with_ability(self, ability):
+        """On-board tokens whose card has `ability`."""
+        return [t for t in range(NUM_CHARACTERS)
+                if self._cell[t] is not None and self._has(t, ability)]
+
+    def _spec(self, owner, ability):
+        """R17: the numbers of `ability` on the side of its card owner's team."""
+        return self._game.spec(owner // TEAM_SIZE, ability)
+
+    def _cost(self, owner, ability):
+        return _first_number(self._spec(owner, ability)["ap"])
+
+    def _character_camp(self, team):
+        corner = self._camps.get(f"{TEAM_KEYS[team]}_character")
+        return corner_cells(corner) if corner is not None else ()
+
+    def _strawberry_camp(self, team):
+        corner = self._camps.get(f"{TEAM_KEYS[team]}_strawberry")
+        return corner_cells(corner) if corner is not None else ()
+
+    def _on_own_camp(self, t):
+        team = self._team_of(t)
+        return team is not None and self._cell[t] in self._character_camp(team)
 
     # ----------------------------------------------------------------- protocol: queries
 
@@ -485,7 +927,7 @@ class ImperialHarvestState:
         if self._terminal:
             return TERMINAL
         if self._phase == "respawn":
-            return self._game.characters[self._queue[0]].team
+            return self._queue[0] // TEAM_SIZE
         return self._team
 
     def is_terminal(self):
@@ -501,9 +943,9 @@ class ImperialHarvestState:
         return self._move_number
 
     def vp(self, team):
-        """Point 33: the team's VP as scored now: plucked + carried + 2 x deposited."""
-        carried = sum(self._carried[ch.token] for ch in self._game.characters if ch.team == team)
-        return self._plucked[team] + carried + 2 * self._deposited[team]
+        """Points 33, 58: plucked + carried + 2 x deposited + the Regent's remaining VP."""
+        carried = sum(self._carried[t] for t in range(team * TEAM_SIZE, (team + 1) * TEAM_SIZE))
+        return self._plucked[team] + carried + 2 * self._deposited[team] + self._regent_vp[team]
 
     def returns(self):
         if not self._terminal:
@@ -518,43 +960,74 @@ class ImperialHarvestState:
         other.__dict__.update(self.__dict__)
         other._hedges = set(self._hedges)
         other._strawberries = set(self._strawberries)
-        for name in ("_hydras", "_cell", "_facing", "_carried", "_uses", "_plucked", "_deposited",
-                     "_last_rested", "_done", "_queue", "_defeated_now"):
+        other._bridges = set(self._bridges)
+        other._camps = dict(self._camps)
+        other._tiles = None if self._tiles is None else {k: list(v) for k, v in self._tiles.items()}
+        for name in ("_hydras", "_ids", "_cell", "_facing", "_carried", "_uses", "_wolf",
+                     "_regent_vp", "_plucked", "_deposited", "_last_rested", "_done", "_queue",
+                     "_defeated_now"):
             setattr(other, name, list(getattr(self, name)))
         other._act = self._act.copy()
         return other
 
     # ----------------------------------------------------------------- geometry (points 9-15)
 
+    def _water(self, cell):
+        return cell in MOAT and cell not in self._bridges
+
     def _tokens_at(self, cell):
-        return [t for t in range(NUM_CHARACTERS) if self._cell[t] == cell]
+        return [t for t in range(NUM_TOKENS) if self._cell[t] == cell]
 
     def _occupied_by_other(self, cell, token):
-        return any(self._cell[t] == cell for t in range(NUM_CHARACTERS) if t != token)
+        return any(self._cell[t] == cell for t in range(NUM_TOKENS) if t != token)
 
-    def _step(self, cell, d):
-        """Point 9: the cell one legal step from `cell` in direction d, or None."""
-        target = self._game.board.step_to[cell][d]
+    def _hound_blocks(self, mover, cell):
+        """D25 Territorial: `cell` holds a Hound that is an enemy of `mover`."""
+        if mover is None:
+            return False
+        for h in range(NUM_CHARACTERS):
+            if self._cell[h] == cell and h != mover and self._has(h, AB_TERRITORIAL) \
+                    and self._enemy(h, mover):
+                return True
+        return False
+
+    def _axis_ok(self, cell, d):
+        if cell not in self._bridges:
+            return True
+        return (bridge_axis(cell) == "ew") == (d in (1, 3))
+
+    def _static_step(self, cell, d, mover=None):
+        """Point 9 without hedges (Shadow Walk, Slither), with Territorial for `mover`."""
+        target = neighbour(cell, *DELTA[d])
+        if target is None or self._water(target) or self._water(cell):
+            return None
+        if not (self._axis_ok(cell, d) and self._axis_ok(target, d)):
+            return None
+        if self._hound_blocks(mover, target):
+            return None
+        return target
+
+    def _step(self, cell, d, mover=None):
+        """Point 9 (+ Territorial for `mover`): the cell one legal step away, or None."""
+        target = self._static_step(cell, d, mover)
         if target is None or edge(cell, target) in self._hedges:
             return None
         return target
 
-    def _diagonal(self, cell, k):
-        """Point 10: the cell one diagonal step (k: 0..3 = ne,se,sw,nw) away, or None."""
-        board = self._game.board
+    def _diagonal(self, cell, k, mover=None):
+        """Point 10 (+ Territorial: neither the middle nor the target an enemy Hound's cell)."""
         target = neighbour(cell, *DIAG_DELTA[k])
-        if target is None or cell in board.bridges or target in board.bridges:
+        if target is None or cell in self._bridges or target in self._bridges:
             return None
         dx, dy = DIAG_DELTA[k]
         horizontal, vertical = (1 if dx > 0 else 3), (2 if dy > 0 else 0)
         for first, second in ((horizontal, vertical), (vertical, horizontal)):
-            middle = self._step(cell, first)
-            if middle is not None and self._step(middle, second) == target:
+            middle = self._step(cell, first, mover)
+            if middle is not None and self._step(middle, second, mover) == target:
                 return target
         return None
 
     def _adjacent(self, a, b):
-        """Point 12: the same cell, or orthogonal neighbours not separated by a hedge."""
         if a == b:
             return True
         ax, ay = xy(a)
@@ -566,7 +1039,6 @@ class ImperialHarvestState:
         cell = self._cell[token]
         cells = [(cell, 0)]
         d = self._facing[token]
-        hydras = self._hydras
         distance = 0
         while True:
             nxt = neighbour(cell, *DELTA[d])
@@ -574,21 +1046,21 @@ class ImperialHarvestState:
                 return cells
             distance += 1
             cells.append((nxt, distance))
-            if nxt in hydras or any(self._cell[t] == nxt for t in range(NUM_CHARACTERS)):
+            if nxt in self._hydras or any(self._cell[t] == nxt for t in range(NUM_TOKENS)):
                 return cells
             cell = nxt
 
-    def _in_los(self, token, max_distance=None):
-        """Characters other than `token` in its LOS, up to `max_distance` spaces."""
+    def _in_los(self, token, max_distance=None, min_distance=0):
         found = []
         for cell, distance in self._los(token):
             if max_distance is not None and distance > max_distance:
                 break
-            found.extend(t for t in self._tokens_at(cell) if t != token)
+            if distance >= min_distance:
+                found.extend((t, distance) for t in self._tokens_at(cell) if t != token)
         return found
 
     def _within_steps(self, start, n):
-        """Point 15: cells reachable from `start` in at most n legal steps (characters don't block)."""
+        """Point 15 / R20."""
         seen = {start}
         frontier = [start]
         for _ in range(n):
@@ -603,8 +1075,6 @@ class ImperialHarvestState:
         return seen
 
     def _in_facing_direction(self, token, cell):
-        """Point 23: `cell` is in the same row/column as `token`, on the side it faces (not its own
-        cell)."""
         tx, ty = xy(self._cell[token])
         x, y = xy(cell)
         d = self._facing[token]
@@ -618,31 +1088,44 @@ class ImperialHarvestState:
 
     def _shield_blocks(self, target, source_cell):
         """Points 23-24: Tower Shield blocks attacks and LOS effects from its facing direction."""
-        return (AB_TOWER_SHIELD in self._game.characters[target].abilities
-                and self._in_facing_direction(target, source_cell))
+        return self._has(target, AB_TOWER_SHIELD) and self._in_facing_direction(target, source_cell)
 
-    def _protected(self, target, attacker):
-        """Point 23: whether `target` is protected from an attack by `attacker`."""
-        game = self._game
-        team = game.characters[target].team
+    def _protected(self, target, attacker_cell):
+        """Point 23 + 55 + 57: whether `target` is protected from an attack from `attacker_cell`."""
+        team = self._team_of(target)
         cell = self._cell[target]
-        if cell in game.board.character_camp[team]:
+        if cell in self._character_camp(team):
             return True
-        for ch in game.characters:
-            if (ch.team == team and ch.token != target and AB_GUARDIAN in ch.abilities
-                    and self._cell[ch.token] is not None
-                    and cell in self._within_steps(self._cell[ch.token], GUARDIAN_RANGE)):
+        for g in range(NUM_CHARACTERS):
+            if (g != target and g // TEAM_SIZE == team and self._cell[g] is not None
+                    and self._has(g, AB_GUARDIAN)
+                    and cell in self._within_steps(self._cell[g], GUARDIAN_RANGE)):
                 return True
-        return self._shield_blocks(target, self._cell[attacker])
+        if self._shield_blocks(target, attacker_cell):
+            return True
+        if self._has(target, AB_CAMOUFLAGE):  # 55
+            for d in range(4):
+                other = neighbour(cell, *DELTA[d])
+                if other is not None and edge(cell, other) in self._hedges:
+                    return True
+        for r in range(NUM_CHARACTERS):  # 57, D32
+            if (r != target and r // TEAM_SIZE == team and self._cell[r] is not None
+                    and self._has(r, AB_SENTINEL)
+                    and any(c == cell for c, _ in self._los(r))):
+                return True
+        return False
 
-    def _enemy(self, a, b):
-        chars = self._game.characters
-        return chars[a].team != chars[b].team
+    def _attackable(self, actor, target):
+        """D4: attacks target on-board enemy tokens that are not protected."""
+        return (self._cell[target] is not None and self._enemy(actor, target)
+                and not self._protected(target, self._cell[actor]))
 
-    def _attackable(self, attacker, target):
-        """D4: attacks target on-board enemy characters that are not protected."""
-        return (self._cell[target] is not None and self._enemy(attacker, target)
-                and not self._protected(target, attacker))
+    def _under_aura(self, t):
+        """50: on a Nymph's cell or orthogonally next to her (hedges ignored), not the Nymph."""
+        for n in self._with_ability(AB_AURA):
+            if n != t and self._cell[t] is not None and manhattan(self._cell[n], self._cell[t]) <= 1:
+                return True
+        return False
 
     # ----------------------------------------------------------------- legal actions
 
@@ -666,51 +1149,107 @@ class ImperialHarvestState:
             return self._hydra_actions()
         if phase == "respawn":
             return [A_RESPAWN + r for r in self._respawn_cells()]
-        return sorted(self._act_actions())
+        if phase == "draft":
+            return self._draft_actions()
+        if phase == "bridges":
+            return self._bridge_actions()
+        if phase == "camps":
+            return self._camp_actions()
+        if phase == "placement":
+            return self._place_actions()
+        if phase == "puppet":
+            p = self._act.puppet
+            return sorted(set(self._abilities_actions(p, p, NOT_PUPPETABLE, voluntary=False)))
+        return sorted(set(self._act_actions()))
 
-    def _hydra_actions(self):
+    # setup phases (64, 65)
+    def _draft_actions(self):
+        team = DRAFT_ORDER[self._setup_step]
+        taken = {self._card(t).archetype for t in range(team * TEAM_SIZE, (team + 1) * TEAM_SIZE)
+                 if self._ids[t] is not None}
+        drafted = set(self._ids)
         actions = []
-        for h in range(2):
-            for d in range(4):
-                if self._hydra_destination(h, d) is not None:
-                    actions.append(A_HYDRA + 4 * h + d)
+        for k, ident in enumerate(CARD_IDS):
+            if ident not in drafted and self._game.card(ident, team).archetype not in taken:
+                actions.append(A_DRAFT + k)
         return actions
 
+    def _bridge_actions(self):
+        tile_of = moat_tile_of()
+        used = {tile_of[c] for c in self._bridges}
+        return [A_BRIDGE + b for b, c in enumerate(BRIDGE_CELLS)
+                if tile_of[c] not in used and _legal_bridge_spot(c, self._hedges)]
+
+    def _camp_actions(self):
+        team = CAMP_ORDER[self._setup_step]
+        taken = set(self._camps.values())
+        actions = []
+        for k, kind in enumerate(CAMP_KINDS):
+            if kind.startswith(TEAM_KEYS[team]) and kind not in self._camps:
+                actions += [A_CAMP + 4 * k + c for c, corner in enumerate(CORNERS)
+                            if corner not in taken]
+        return actions
+
+    def _place_actions(self):
+        token = PLACE_ORDER[self._setup_step]
+        corner = self._camps[f"{TEAM_KEYS[token // TEAM_SIZE]}_character"]
+        insignia = insignia_cell(corner)
+        return [A_PLACE + 4 * r + f for r, cell in enumerate(corner_cells(corner))
+                if cell != insignia and not self._tokens_at(cell) for f in range(4)]
+
+    # play phases
+    def _hydra_actions(self):
+        return [A_HYDRA + 4 * h + d for h in range(2) for d in range(4)
+                if self._hydra_destination(h, d) is not None]
+
     def _hydra_destination(self, h, d):
-        """Point 27: where hydra h ends after one step in direction d, or None."""
-        return hydra_destination(self._game.board, self._hydras[h], d, self._hydras[1 - h])
+        """Point 27: where hydra h ends after one step in direction d, or None (also for a hydra
+        removed by Poison Blood)."""
+        start = self._hydras[h]
+        if start is None:
+            return None
+        cell = start
+        while True:
+            cell = neighbour(cell, *DELTA[d])
+            if cell is None or cell not in MOAT:
+                return None
+            if cell not in self._bridges:
+                break
+        if cell == self._hydras[1 - h]:
+            return None
+        return cell
 
     def _respawn_cells(self):
-        """Point 25: indices r of the free cells of the camp (any cell if none is free)."""
-        camp = self._game.board.character_camp[self._game.characters[self._queue[0]].team]
+        camp = self._character_camp(self._queue[0] // TEAM_SIZE)
         free = [r for r, cell in enumerate(camp) if not self._tokens_at(cell)]
         return free or list(range(len(camp)))
 
-    def _voluntary_move_ok(self, token, target, cost):
-        """Point 11: a move into a cell holding another character needs >= 1 AP left after it."""
+    def _voluntary_ok(self, token, target, cost):
+        """Point 11 + D24: a move into a cell holding another token needs AP + free moves >= 1
+        left after paying for it."""
         left = self._act.ap - cost
         if left < 0:
             return False
-        return left >= 1 or not self._occupied_by_other(target, token)
+        return left + self._act.free_moves >= 1 or not self._occupied_by_other(target, token)
 
     def _act_actions(self):
         game, act = self._game, self._act
         me = self._active
-        ch = game.characters[me]
+        card = self._card(me)
         cell = self._cell[me]
         ap = act.ap
-        abilities = ch.abilities
-        cost = game.cost
         actions = [A_END]
-        # Movement (points 9-11, 30).
+        # Movement (points 9-11, 30, D24 free moves).
+        free = act.free_moves > 0
+        move_cost = 0 if free else STEP_COST
         for d in range(4):
-            target = self._step(cell, d)
-            if target is not None and self._voluntary_move_ok(me, target, STEP_COST):
+            target = self._step(cell, d, me)
+            if target is not None and self._move_ok(me, target, move_cost):
                 actions.append(A_MOVE + d)
-        if AB_AGILITY in abilities:
+        if AB_AGILITY in card.abilities:
             for k in range(4):
-                target = self._diagonal(cell, k)
-                if target is not None and self._voluntary_move_ok(me, target, STEP_COST):
+                target = self._diagonal(cell, k, me)
+                if target is not None and self._move_ok(me, target, move_cost):
                     actions.append(A_MOVE + 4 + k)
         if not act.face_used:
             actions += [A_FACE + d for d in range(4) if d != self._facing[me]]
@@ -719,91 +1258,226 @@ class ImperialHarvestState:
         if ap >= PLUCK_COST and cell in self._strawberries:
             actions.append(A_PLUCK)
         if ap >= DEPOSIT_COST and carried >= 1 and any(
-                self._adjacent(cell, camp) for camp in game.board.strawberry_camp[ch.team]):
+                self._adjacent(cell, c) for c in self._strawberry_camp(me // TEAM_SIZE)):
             actions.append(A_DEPOSIT)
         if carried >= 1 and ap >= DISCARD_COST:
             actions.append(A_DISCARD)
         if ap >= PASS_COST and carried >= 1:
             for t in range(NUM_CHARACTERS):
                 if t != me and self._cell[t] is not None and self._adjacent(cell, self._cell[t]):
-                    free = game.characters[t].item_slots - self._carried[t]
-                    for n in range(1, min(carried, free, MAX_PASS) + 1):
+                    free_slots = self._card(t).item_slots - self._carried[t]
+                    for n in range(1, min(carried, free_slots, MAX_PASS) + 1):
                         actions.append(A_PASS + 4 * t + n - 1)
-        # Monk (point 28).
-        if AB_GRAPPLE in abilities and not act.grapple_used and ap >= cost[AB_GRAPPLE]:
-            landings = []
-            for o, (dx, dy) in enumerate(GRAPPLE_OFFSETS):
-                target = neighbour(cell, dx, dy)
-                if target is not None and target not in game.board.water:
-                    landings.append((o, target))
-            for t in range(NUM_CHARACTERS):
-                if t != me and self._cell[t] is not None and self._adjacent(cell, self._cell[t]):
-                    actions += [A_GRAPPLE + 12 * t + o for o, target in landings
-                                if target != self._cell[t]]
-        if AB_POUNCE in abilities and not act.pounce_used:
-            for k in range(4):
-                target = self._diagonal(cell, k)
-                if target is not None and self._voluntary_move_ok(me, target, cost[AB_POUNCE]):
-                    actions.append(A_POUNCE + k)
-        if (AB_PLANT in abilities and self._uses[me] > 0 and self._planted < MAX_HEDGES_PLANTED
-                and ap >= cost[AB_PLANT]):
-            for d in range(4):
-                target = neighbour(cell, *DELTA[d])
-                if target is not None and edge(cell, target) not in self._hedges:
-                    actions.append(A_PLANT + d)
-        # Imperial Guardian (point 29).
-        if AB_SPEAR in abilities and ap >= cost[AB_SPEAR]:
-            for t in self._in_los(me, 1):
-                if self._adjacent(cell, self._cell[t]) and self._attackable(me, t):
-                    actions.append(A_SPEAR + t)
-        # Barbarian (point 31).
-        if (AB_CHOP in abilities and self._uses[me] > 0 and self._chopped < MAX_HEDGES_CHOPPED
-                and ap >= cost[AB_CHOP]):
-            for d in range(4):
-                target = neighbour(cell, *DELTA[d])
-                if target is not None and edge(cell, target) in self._hedges:
-                    actions.append(A_CHOP + d)
-        if AB_AXE in abilities and ap >= cost[AB_AXE]:
-            for t in range(NUM_CHARACTERS):
-                if (self._cell[t] is not None and self._adjacent(cell, self._cell[t])
-                        and self._attackable(me, t)):
-                    actions.append(A_AXE + t)
-        if AB_THROW in abilities and not act.throw_used and ap >= cost[AB_THROW]:
-            for t in self._in_los(me, THROW_RANGE):
-                if self._attackable(me, t):
-                    actions.append(A_THROW + t)
-        # Sorceress (point 32).
-        if AB_CHARM in abilities and not act.charm_used and ap >= cost[AB_CHARM]:
-            for t in self._in_los(me):
-                if not self._shield_blocks(t, cell):
-                    for d in range(4):
-                        if self._step(self._cell[t], d) is not None:
-                            actions.append(A_CHARM + 4 * t + d)
-        if AB_SHADOW in abilities and ap >= cost[AB_SHADOW]:
-            for d in range(4):
-                target = self._game.board.step_to[cell][d]
-                if (target is not None and edge(cell, target) in self._hedges
-                        and self._voluntary_move_ok(me, target, cost[AB_SHADOW])):
-                    actions.append(A_SHADOW + d)
-        if (AB_COMPEL in abilities and act.compulsions < game.max_compulsions
-                and ap >= cost[AB_COMPEL]):
-            for t in self._compel_targets():
-                for d in range(4):
-                    if self._step(self._cell[t], d) is not None:
-                        actions.append(A_COMPEL + 4 * t + d)
+        # Abilities: own (unless under an Aura, 50), borrowed by Changeling (51).
+        if not self._under_aura(me):
+            actions += self._abilities_actions(me, me, frozenset(), voluntary=True)
+            if AB_CHANGELING in card.abilities:
+                for lender in range(NUM_CHARACTERS):
+                    if (lender != me and self._cell[lender] is not None
+                            and self._adjacent(cell, self._cell[lender])):
+                        actions += self._abilities_actions(me, lender, NOT_BORROWABLE,
+                                                           voluntary=True, own=False)
         return actions
 
-    def _compel_targets(self):
-        """D6 / R9: the first compulsion of an activation picks a character in the Sorceress's LOS
-        (not herself); later ones move the same character, wherever it is. Tower Shield is checked
-        at every step."""
-        me = self._active
-        if self._act.compulsions == 0:
-            candidates = self._in_los(me)
-        else:
-            t = self._act.compel_target
-            candidates = [t] if self._cell[t] is not None else []
-        return [t for t in candidates if not self._shield_blocks(t, self._cell[me])]
+    def _move_ok(self, me, target, cost):
+        """A `move`: free moves pay first (D24); the point-11 condition on AP + free moves."""
+        act = self._act
+        if act.ap < cost:
+            return False
+        left = act.ap - cost + act.free_moves - (1 if cost == 0 and act.free_moves > 0 else 0)
+        return left >= 1 or not self._occupied_by_other(target, me)
+
+    def _abilities_actions(self, actor, owner, excluded, voluntary, own=True):
+        """The actions of the active abilities of `owner`'s card performed by `actor` (the owner
+        itself, the Nymph borrowing them, or a puppet = owner)."""
+        card = self._card(owner)
+        actions = []
+        for ability in ACTIVE_WITH_IDS:
+            if ability in card.abilities and ability not in excluded:
+                if ability == AB_PUPPETRY and not own:
+                    continue
+                actions += self._ability_actions(ability, actor, owner, voluntary)
+        return actions
+
+    def _ability_actions(self, ability, actor, owner, voluntary):
+        act = self._act
+        ap = act.ap
+        spec = self._spec(owner, ability)
+        cost = _first_number(spec.get("ap", 0)) if ability not in (AB_PUPPETRY,) else 0
+        cell = self._cell[actor]
+        out = []
+
+        def mover_ok(target, c):
+            return self._voluntary_ok(actor, target, c) if voluntary else ap >= c
+
+        def steps_of(t, base):
+            return [base + 4 * t + d for d in range(4) if self._step(self._cell[t], d, t) is not None]
+
+        if ability == AB_GRAPPLE:
+            if act.grapple_used or ap < cost:
+                return out
+            for t in range(NUM_TOKENS):
+                if t != actor and self._cell[t] is not None and self._adjacent(cell, self._cell[t]):
+                    for o, (dx, dy) in enumerate(GRAPPLE_OFFSETS):
+                        landing = neighbour(cell, dx, dy)
+                        if (landing is not None and not self._water(landing)
+                                and landing != self._cell[t] and not self._hound_blocks(t, landing)):
+                            out.append(A_GRAPPLE + 12 * t + o)
+        elif ability == AB_POUNCE:
+            if not act.pounce_used:
+                for k in range(4):
+                    target = self._diagonal(cell, k, actor)
+                    if target is not None and mover_ok(target, cost):
+                        out.append(A_POUNCE + k)
+        elif ability == AB_PLANT:
+            if self._uses[owner] > 0 and self._planted < MAX_HEDGES_PLANTED and ap >= cost:
+                for d in range(4):
+                    target = neighbour(cell, *DELTA[d])
+                    if target is not None and edge(cell, target) not in self._hedges:
+                        out.append(A_PLANT + d)
+        elif ability == AB_CHOP:
+            if self._uses[owner] > 0 and self._chopped < MAX_HEDGES_CHOPPED and ap >= cost:
+                for d in range(4):
+                    target = neighbour(cell, *DELTA[d])
+                    if target is not None and edge(cell, target) in self._hedges:
+                        out.append(A_CHOP + d)
+        elif ability == AB_SPEAR:
+            if ap >= cost:
+                for t, _ in self._in_los(actor, 1):
+                    if self._adjacent(cell, self._cell[t]) and self._attackable(actor, t):
+                        out.append(A_SPEAR + t)
+        elif ability == AB_AXE:
+            if ap >= cost:
+                for t in range(NUM_TOKENS):
+                    if (self._cell[t] is not None and self._adjacent(cell, self._cell[t])
+                            and self._attackable(actor, t)):
+                        out.append(A_AXE + t)
+        elif ability == AB_THROW:
+            if not act.throw_used and ap >= cost:
+                for t, _ in self._in_los(actor, THROW_RANGE):
+                    if self._attackable(actor, t):
+                        out.append(A_THROW + t)
+        elif ability == AB_CHARM:
+            if not act.charm_used and ap >= cost:
+                for t, _ in self._in_los(actor):
+                    if not self._shield_blocks(t, cell):
+                        out += steps_of(t, A_CHARM)
+        elif ability == AB_SHADOW or ability == AB_SLITHER:
+            if ability == AB_SLITHER and act.slither_used:
+                return out
+            base = A_SHADOW if ability == AB_SHADOW else A_SLITHER
+            for d in range(4):
+                target = self._static_step(cell, d, actor)
+                if (target is not None and edge(cell, target) in self._hedges
+                        and mover_ok(target, cost)):
+                    out.append(base + d)
+        elif ability == AB_COMPEL:
+            limit = _last_number(spec["ap"])
+            if act.compulsions < limit and ap >= cost:
+                if act.compulsions == 0:
+                    candidates = [t for t, _ in self._in_los(actor)]
+                else:
+                    t = act.compel_target
+                    candidates = [t] if self._cell[t] is not None and t != actor else []
+                for t in candidates:
+                    if not self._shield_blocks(t, cell):
+                        out += steps_of(t, A_COMPEL)
+        elif ability == AB_BITE:
+            if ap >= cost:
+                for t in range(NUM_TOKENS):
+                    if (self._cell[t] is not None and self._enemy(actor, t)
+                            and self._adjacent(cell, self._cell[t])):
+                        out += steps_of(t, A_BITE)
+        elif ability == AB_HORNS:
+            if act.charged:
+                cost = _first_number(spec.get("ap_when_charging", cost))
+            if ap >= cost:
+                for t in range(NUM_TOKENS):
+                    if (self._cell[t] is not None and self._adjacent(cell, self._cell[t])
+                            and self._attackable(actor, t)):
+                        out.append(A_HORNS + t)
+        elif ability == AB_FLIP:
+            if self._tiles is not None and cell in cell_slot() and ap >= cost:
+                out.append(A_FLIP)
+        elif ability == AB_CHARGE:
+            if not act.charge_used and ap >= cost and self._charge_path(actor):
+                out.append(A_CHARGE)
+        elif ability == AB_LURE:
+            if not act.lure_used and ap >= cost:
+                toward = (self._facing[actor] + 2) % 4
+                for t, distance in self._in_los(actor, min_distance=1):
+                    if self._shield_blocks(t, cell):
+                        continue
+                    here = self._cell[t]
+                    for n in range(1, min(LURE_MAX_STEPS, distance) + 1):
+                        here = self._step(here, toward, t)
+                        if here is None:
+                            break
+                        out.append(A_LURE + 2 * t + n - 1)
+        elif ability == AB_VENT:
+            if ap >= cost:
+                near = self._within_steps(cell, VENT_RANGE)
+                for t in range(NUM_TOKENS):
+                    if t != actor and self._cell[t] in near:
+                        out += steps_of(t, A_VENT)
+        elif ability == AB_PUPPETRY:
+            near = self._within_steps(cell, PUPPET_RANGE)
+            for t in range(NUM_CHARACTERS):
+                if (t != actor and self._cell[t] in near and not self._under_aura(t)
+                        and self._abilities_actions(t, t, NOT_PUPPETABLE, voluntary=False)):
+                    out.append(A_PUPPET + t)
+        elif ability == AB_ARCHER:
+            if ap >= cost:
+                for t, _ in self._in_los(actor, ARCHER_RANGE, min_distance=1):
+                    if self._attackable(actor, t):
+                        out.append(A_ARCHER + t)
+        elif ability == AB_COMMAND:
+            if not act.command_used and ap >= cost:
+                team = self._team_of(actor)
+                for t in range(NUM_TOKENS):
+                    if t != actor and self._cell[t] is not None and self._team_of(t) == team:
+                        out += steps_of(t, A_COMMAND)
+        elif ability == AB_SENTRY:
+            limit = spec.get("max_on_board", len(SENTRY_TOKENS))
+            on_board = sum(1 for s in SENTRY_TOKENS if self._cell[s] is not None)
+            if not act.sentry_used and ap >= cost and on_board < limit and on_board < 2:
+                for d in range(4):
+                    target = self._step(cell, d, actor)
+                    if target is not None and not self._tokens_at(target):
+                        out += [A_SENTRY + 4 * d + f for f in range(4)]
+        elif ability == AB_WOLF:
+            if ap >= cost:
+                out.append(A_WOLF)
+        elif ability == AB_SPRINT:
+            if not act.sprint_used and ap >= cost:
+                out.append(A_SPRINT)
+        return out
+
+    def _charge_path(self, actor):
+        """48: the cells of a Charge (one per step), [] if illegal."""
+        cell = self._cell[actor]
+        d = self._facing[actor]
+        first = None
+        for c, distance in self._los(actor):
+            if distance == 0:
+                continue
+            tokens = self._tokens_at(c)
+            if tokens:
+                first = (tokens, distance)
+                break
+        if first is None:
+            return []
+        tokens, distance = first
+        if distance < 2 or not any(self._enemy(actor, t) for t in tokens):
+            return []
+        path = []
+        for _ in range(min(CHARGE_MAX_STEPS, distance - 1)):
+            nxt = self._step(cell, d, actor)
+            if nxt is None:
+                break
+            path.append(nxt)
+            cell = nxt
+        return path
 
     def legal_actions_mask(self):
         mask = [0] * NUM_ACTIONS
@@ -823,6 +1497,11 @@ class ImperialHarvestState:
         self._move_number += 1
         self._defeated_now = []
         phase = self._phase
+        if phase in SETUP_PHASES:
+            self._apply_setup(a)
+            return
+        gaze = None
+        over = False  # the action ends the activation in progress (end, the forfeit's hydra step)
         if phase == "rest":
             self._resting = self._team * TEAM_SIZE + (a - A_REST)
             self._phase = "pick"
@@ -831,62 +1510,161 @@ class ImperialHarvestState:
         elif phase == "hydra":
             h, d = divmod(a - A_HYDRA, 4)
             self._hydras[h] = self._hydra_destination(h, d)
-            self._hydra_check()
-            self._activation_over()
+            over = True
         elif phase == "respawn":
             self._apply_respawn(a - A_RESPAWN)
+        elif a == A_END:
+            over = True
         else:
-            self._apply_act(a)
+            gaze = self._apply_act(a)
+        # R14: gaze, passes, end of the activation (`end`, hydra step, active character
+        # defeated), passes again (Wolf Form may have ended with the turn).
+        if gaze is not None:
+            self._petrifying_gaze(*gaze)
+        self._passes()
+        if over or (self._active is not None and self._cell[self._active] is None):
+            self._activation_over()
+        if not self._terminal:
+            self._passes()
         self._finish_action()
 
+    # setup (64, 65)
+    def _apply_setup(self, a):
+        phase = self._phase
+        if phase == "draft":
+            team = DRAFT_ORDER[self._setup_step]
+            slot = sum(1 for t in range(team * TEAM_SIZE, (team + 1) * TEAM_SIZE)
+                       if self._ids[t] is not None)
+            self._set_card(team * TEAM_SIZE + slot, CARD_IDS[a - A_DRAFT])
+            self._setup_step += 1
+            if self._setup_step == len(DRAFT_ORDER):
+                self._setup_step = 0
+                self._after_teams()
+            else:
+                self._team = DRAFT_ORDER[self._setup_step]
+        elif phase == "bridges":
+            self._bridges.add(BRIDGE_CELLS[a - A_BRIDGE])
+            self._setup_step += 1
+            if self._setup_step == len(BRIDGE_ORDER):
+                self._phase = "camps"
+                self._setup_step = 0
+                self._team = CAMP_ORDER[0]
+            else:
+                self._team = BRIDGE_ORDER[self._setup_step]
+        elif phase == "camps":
+            k, c = divmod(a - A_CAMP, 4)
+            self._camps[CAMP_KINDS[k]] = CORNERS[c]
+            self._setup_step += 1
+            if self._setup_step == len(CAMP_ORDER):
+                self._hydras_and_strawberries()
+                self._phase = "placement"
+                self._setup_step = 0
+                self._team = PLACE_ORDER[0] // TEAM_SIZE
+            else:
+                self._team = CAMP_ORDER[self._setup_step]
+        else:
+            r, f = divmod(a - A_PLACE, 4)
+            token = PLACE_ORDER[self._setup_step]
+            corner = self._camps[f"{TEAM_KEYS[token // TEAM_SIZE]}_character"]
+            self._cell[token] = corner_cells(corner)[r]
+            self._facing[token] = f
+            self._setup_step += 1
+            if self._setup_step == len(PLACE_ORDER):
+                self._start_play()
+            else:
+                self._team = PLACE_ORDER[self._setup_step] // TEAM_SIZE
+
+    def _hydras_and_strawberries(self):
+        """65.3-4: hydras on the elbows nearest the strawberry camps (hydra 1: lower cell index),
+        the 12 marked strawberries plus the interior corner nearest each hydra (D35)."""
+        elbows = sorted(cell_of(*ELBOW_OF_CORNER[self._camps[f"{team}_strawberry"]])
+                        for team in TEAM_KEYS)
+        self._hydras = list(elbows)
+        berries = set(self._game.board.strawberry_list[:MARKED_STRAWBERRIES])
+        for h in elbows:
+            berries.add(cell_of(*ELBOW_STRAWBERRY[xy(h)]))
+        self._strawberries = berries
+
+    # play
     def _apply_pick(self, a):
         if a < A_FORFEIT:
             token = self._team * TEAM_SIZE + (a - A_ACTIVATE)
-            ch = self._game.characters[token]
+            card = self._card(token)
             self._active = token
             self._act = Activation()
             self._act.bonus = self._carried[token] >= 1
-            self._act.ap = ch.ap + (ch.bonus_ap if self._act.bonus else 0)
-            self._phase = "act"  # the Bard check of point 19/20 runs in _finish_action
+            self._act.ap = card.ap + (card.bonus_ap if self._act.bonus else 0)
+            self._phase = "act"
         else:
-            self._done.append(self._team * TEAM_SIZE + (a - A_FORFEIT))  # R7
+            self._done.append(self._team * TEAM_SIZE + (a - A_FORFEIT))
             self._phase = "hydra"
 
     def _apply_respawn(self, r):
         token = self._queue.pop(0)
-        camp = self._game.board.character_camp[self._game.characters[token].team]
-        self._cell[token] = camp[r]  # R4: its facing is kept
+        self._cell[token] = self._character_camp(token // TEAM_SIZE)[r]
         if not self._queue:
             self._phase = self._resume
             self._resume = None
-        self._hydra_check()
 
     def _apply_act(self, a):
-        game, act = self._game, self._act
+        """Step 1 of the resolution: the action's own effect. Returns the Petrifying Gaze context
+        (active token, {basilisk: was in its LOS}) for a voluntary move of the active character,
+        else None."""
+        act = self._act
         me = self._active
+        puppet = self._phase == "puppet"
+        if puppet:
+            actor = owner = act.puppet
+            self._phase = "act"
+            act.puppet = None
+        else:
+            actor = owner = me
+        ability = ability_of_action(a)
+        if ability is not None and not puppet and not self._has(me, ability):
+            owner = next(t for t in range(NUM_CHARACTERS)
+                         if t != me and self._cell[t] is not None and self._has(t, ability)
+                         and self._adjacent(self._cell[me], self._cell[t]))  # Changeling
+        voluntary = actor == me and (A_MOVE <= a < A_FACE or ability in (
+            AB_POUNCE, AB_SHADOW, AB_SLITHER, AB_CHARGE))
+        gaze = None
+        if voluntary:
+            gaze = (me, {b: self._cell[me] in [c for c, _ in self._los(b)]
+                         for b in self._with_ability(AB_GAZE) if b != me and b not in act.gaze})
+        if ability is None:
+            self._apply_basic(a, me)
+        else:
+            self._apply_ability(a, ability, actor, owner)
+        return gaze
+
+    def _apply_basic(self, a, me):
+        act = self._act
         cell = self._cell[me]
-        if a == A_END:
-            self._activation_over()
-            return
-        if A_MOVE <= a < A_MOVE + 4:
-            act.ap -= STEP_COST
-            self._cell[me] = self._step(cell, a - A_MOVE)
-        elif A_MOVE + 4 <= a < A_FACE:
-            act.ap -= STEP_COST
-            self._cell[me] = self._diagonal(cell, a - A_MOVE - 4)
+        card = self._card(me)
+        team = me // TEAM_SIZE
+        if A_MOVE <= a < A_FACE:
+            if act.free_moves > 0:
+                act.free_moves -= 1
+            else:
+                act.ap -= STEP_COST
+            if a < A_MOVE + 4:
+                self._cell[me] = self._step(cell, a - A_MOVE, me)
+            else:
+                self._cell[me] = self._diagonal(cell, a - A_MOVE - 4, me)
         elif A_FACE <= a < A_PLUCK:
             act.face_used = True
             self._facing[me] = a - A_FACE
         elif a == A_PLUCK:
             act.ap -= PLUCK_COST
             self._strawberries.discard(cell)
-            self._plucked[game.characters[me].team] += 1
-            if self._carried[me] < game.characters[me].item_slots:
+            self._plucked[team] += 1
+            if self._carried[me] < card.item_slots:
                 self._set_carried(me, self._carried[me] + 1)
-            # else: full slots, the strawberry is discarded and the VP kept
+            if AB_RETRIEVER in card.abilities and not act.retriever_used:  # 43
+                act.retriever_used = True
+                act.free_moves += RETRIEVER_FREE_MOVES
         elif a == A_DEPOSIT:
             act.ap -= DEPOSIT_COST
-            self._deposited[game.characters[me].team] += self._carried[me]
+            self._deposited[team] += self._carried[me]
             self._set_carried(me, 0)
         elif a == A_DISCARD:
             act.ap -= DISCARD_COST
@@ -897,59 +1675,134 @@ class ImperialHarvestState:
             act.ap -= PASS_COST
             self._carried[t] += n
             self._set_carried(me, self._carried[me] - n)
-        elif A_GRAPPLE <= a < A_POUNCE:
+
+    def _apply_ability(self, a, ability, actor, owner):
+        act = self._act
+        cell = self._cell[actor]
+        spec = self._spec(owner, ability)
+        cost = 0 if ability == AB_PUPPETRY else _first_number(spec.get("ap", 0))
+        if ability == AB_HORNS and act.charged:
+            cost = _first_number(spec.get("ap_when_charging", cost))
+            act.charged = False
+        act.ap -= cost
+        if ability == AB_GRAPPLE:
             t, o = divmod(a - A_GRAPPLE, 12)
-            act.ap -= game.cost[AB_GRAPPLE]
             act.grapple_used = True
             self._cell[t] = neighbour(cell, *GRAPPLE_OFFSETS[o])
-        elif A_POUNCE <= a < A_PLANT:
-            act.ap -= game.cost[AB_POUNCE]
+        elif ability == AB_POUNCE:
             act.pounce_used = True
-            self._cell[me] = self._diagonal(cell, a - A_POUNCE)
-        elif A_PLANT <= a < A_SPEAR:
-            act.ap -= game.cost[AB_PLANT]
-            self._uses[me] -= 1
+            self._cell[actor] = self._diagonal(cell, a - A_POUNCE, actor)
+        elif ability == AB_PLANT:
+            self._uses[owner] -= 1
             self._planted += 1
             self._hedges.add(edge(cell, neighbour(cell, *DELTA[a - A_PLANT])))
-        elif A_SPEAR <= a < A_CHOP:
-            act.ap -= game.cost[AB_SPEAR]
-            self._defeat(a - A_SPEAR)
-        elif A_CHOP <= a < A_AXE:
-            act.ap -= game.cost[AB_CHOP]
-            self._uses[me] -= 1
+        elif ability == AB_CHOP:
+            self._uses[owner] -= 1
             self._chopped += 1
             self._hedges.discard(edge(cell, neighbour(cell, *DELTA[a - A_CHOP])))
-        elif A_AXE <= a < A_THROW:
-            act.ap -= game.cost[AB_AXE]
-            self._defeat(a - A_AXE)
-        elif A_THROW <= a < A_CHARM:
-            act.ap -= game.cost[AB_THROW]
-            act.throw_used = True
-            self._defeat(a - A_THROW)
-        elif A_CHARM <= a < A_SHADOW:
+        elif ability in (AB_SPEAR, AB_AXE, AB_THROW, AB_HORNS, AB_ARCHER):
+            base = {AB_SPEAR: A_SPEAR, AB_AXE: A_AXE, AB_THROW: A_THROW, AB_HORNS: A_HORNS,
+                    AB_ARCHER: A_ARCHER}[ability]
+            if ability == AB_THROW:
+                act.throw_used = True
+            self._attack(actor, a - base)
+        elif ability == AB_CHARM:
             t, d = divmod(a - A_CHARM, 4)
-            act.ap -= game.cost[AB_CHARM]
             act.charm_used = True
-            self._cell[t] = self._step(self._cell[t], d)
-        elif A_SHADOW <= a < A_COMPEL:
-            act.ap -= game.cost[AB_SHADOW]
-            self._cell[me] = game.board.step_to[cell][a - A_SHADOW]
-        else:
+            self._cell[t] = self._step(self._cell[t], d, t)
+        elif ability == AB_SHADOW:
+            self._cell[actor] = self._static_step(cell, a - A_SHADOW, actor)
+        elif ability == AB_SLITHER:
+            act.slither_used = True
+            self._cell[actor] = self._static_step(cell, a - A_SLITHER, actor)
+        elif ability == AB_COMPEL:
             t, d = divmod(a - A_COMPEL, 4)
-            act.ap -= game.cost[AB_COMPEL]
             act.compulsions += 1
             act.compel_target = t
-            self._cell[t] = self._step(self._cell[t], d)
-        self._hydra_check()
-        if self._cell[me] is None:
-            self._activation_over()  # point 25: a defeated active character's activation ends
+            self._cell[t] = self._step(self._cell[t], d, t)
+        elif ability == AB_BITE:
+            t, d = divmod(a - A_BITE, 4)
+            self._bite(t)
+            self._cell[t] = self._step(self._cell[t], d, t)
+        elif ability == AB_FLIP:
+            self._flip(actor)
+        elif ability == AB_CHARGE:
+            path = self._charge_path(actor)
+            act.charge_used = True
+            act.charged = True
+            self._cell[actor] = path[-1]
+        elif ability == AB_LURE:
+            t, n = divmod(a - A_LURE, 2)
+            act.lure_used = True
+            toward = (self._facing[actor] + 2) % 4
+            for _ in range(n + 1):
+                self._cell[t] = self._step(self._cell[t], toward, t)
+        elif ability == AB_VENT:
+            t, d = divmod(a - A_VENT, 4)
+            self._cell[t] = self._step(self._cell[t], d, t)
+        elif ability == AB_PUPPETRY:
+            act.puppet = a - A_PUPPET
+            self._phase = "puppet"
+        elif ability == AB_COMMAND:
+            t, d = divmod(a - A_COMMAND, 4)
+            act.command_used = True
+            self._cell[t] = self._step(self._cell[t], d, t)
+        elif ability == AB_SENTRY:
+            d, f = divmod(a - A_SENTRY, 4)
+            act.sentry_used = True
+            s = next(s for s in SENTRY_TOKENS if self._cell[s] is None)
+            self._cell[s] = self._step(cell, d, actor)
+            self._facing[s] = f
+        elif ability == AB_WOLF:
+            self._wolf[actor] = True
+        elif ability == AB_SPRINT:
+            act.sprint_used = True
+            act.free_moves += SPRINT_FREE_MOVES
+
+    def _attack(self, attacker, target):
+        """An attack defeats its target; Poison Blood (40, D22) defeats an adjacent attacker too
+        unless it stands on its own character camp."""
+        poison = (self._has(target, AB_POISON)
+                  and self._adjacent(self._cell[attacker], self._cell[target]))
+        self._defeat(target)
+        if poison and self._cell[attacker] is not None and not self._on_own_camp(attacker):
+            self._defeat(attacker)
+
+    def _bite(self, t):
+        """45 / "Bite and conservation": drop one carried strawberry on the target's cell."""
+        if t >= NUM_CHARACTERS or self._carried[t] == 0:
+            return
+        self._set_carried(t, self._carried[t] - 1)
+        self._strawberries.add(self._cell[t])  # one already there: the dropped one leaves the game
+
+    def _flip(self, actor):
+        """47 / D27 / D28: the slot's tile turns over, mirrored along the actor's facing axis; the
+        hedges of every edge touching the slot are rebuilt from all slots' current faces."""
+        slot = cell_slot()[self._cell[actor]]
+        face, t = self._tiles[slot]
+        face = face[:-1] + ("b" if face[-1] == "a" else "a")
+        k, mirror = t % 4, t // 4
+        if self._facing[actor] in (1, 3):
+            k = (k + 2) % 4
+        self._tiles[slot] = [face, k + 4 * (1 - mirror)]
+        built = hedges_from_tiles(self._tiles)
+        for c in slot_cells()[slot]:
+            for d in range(4):
+                other = neighbour(c, *DELTA[d])
+                if other is None:
+                    continue
+                e = edge(c, other)
+                if e in built:
+                    self._hedges.add(e)
+                else:
+                    self._hedges.discard(e)
 
     def _set_carried(self, token, n):
-        """Point 19 / R6: strawberry bonus gained with the first strawberry, lost with the last."""
+        """Point 19 / R6."""
         self._carried[token] = n
         if token != self._active:
             return
-        act, bonus = self._act, self._game.characters[token].bonus_ap
+        act, bonus = self._act, self._card(token).bonus_ap
         if n >= 1 and not act.bonus:
             act.bonus = True
             act.ap += bonus
@@ -958,23 +1811,79 @@ class ImperialHarvestState:
             act.ap = max(0, act.ap - bonus)
 
     def _defeat(self, token):
-        """Point 25: carried strawberries leave the game, the token leaves the board."""
-        self._carried[token] = 0
+        """Point 25 / 58: carried strawberries leave the game, the token leaves the board (a
+        sentry for good); every defeat of a token of the Regent's team costs 1 Regent VP."""
+        team = self._team_of(token)
         self._cell[token] = None
-        self._defeated_now.append(token)
+        if token < NUM_CHARACTERS:
+            self._carried[token] = 0
+            self._defeated_now.append(token)
+        if team is not None:
+            self._regent_vp[team] = max(0, self._regent_vp[team] - 1)
 
-    def _hydra_check(self):
-        """Point 26: each hydra defeats every character orthogonally next to it (hedges and
-        defences ignored) unless it stands on its own character camp."""
-        camps = self._game.board.character_camp
-        for h in self._hydras:
-            for d in range(4):
-                cell = neighbour(h, *DELTA[d])
-                if cell is None:
+    def _petrifying_gaze(self, me, before):
+        """42 / D23: a voluntary move of the active character into a Basilisk's LOS."""
+        if self._cell[me] is None:
+            return
+        act = self._act
+        for b, was_in in before.items():
+            if self._cell[b] is None or was_in:
+                continue
+            if self._cell[me] not in [c for c, _ in self._los(b)]:
+                continue
+            if self._shield_blocks(me, self._cell[b]):
+                continue
+            loss = self._spec(b, AB_GAZE)["ap_loss"]
+            act.ap = max(0, act.ap - loss)
+            act.gaze.append(b)
+
+    def _passes(self):
+        """Step 3: hydras, Feral and sentries attack in passes until nobody is hit."""
+        while True:
+            hits = {}  # victim -> collectors: ("hydra", h) or ("token", t)
+            for h, hc in enumerate(self._hydras):
+                if hc is None:
                     continue
-                for t in self._tokens_at(cell):
-                    if cell not in camps[self._game.characters[t].team]:
-                        self._defeat(t)
+                for d in range(4):
+                    c = neighbour(hc, *DELTA[d])
+                    if c is None:
+                        continue
+                    for t in self._tokens_at(c):
+                        if not self._on_own_camp(t) and not (t < NUM_CHARACTERS and self._wolf[t]):
+                            hits.setdefault(t, []).append(("hydra", h))
+            for s in self._with_ability(AB_FERAL):
+                c = self._cell[s]
+                for t in self._tokens_at(c):
+                    if self._enemy(s, t) and not self._protected(t, c):
+                        hits.setdefault(t, []).append(("token", s))
+            for s in SENTRY_TOKENS:
+                if self._cell[s] is None:
+                    continue
+                for c, distance in self._los(s):
+                    if distance > 1:
+                        break
+                    for t in self._tokens_at(c):
+                        if self._enemy(s, t) and self._adjacent(self._cell[s], c) \
+                                and not self._protected(t, self._cell[s]):
+                            hits.setdefault(t, []).append(("token", s))
+            if not hits:
+                return
+            for t in sorted(hits):
+                self._defeat(t)
+            for t in sorted(hits):
+                if self._has(t, AB_POISON):
+                    for kind, who in hits[t]:
+                        if kind == "hydra":
+                            self._hydras[who] = None
+                        elif self._cell[who] is not None and not self._on_own_camp(who):
+                            self._defeat(who)
+
+    def _set_phase(self, phase):
+        """The play phase to go on with (after the respawns if some are pending)."""
+        if self._phase == "respawn":
+            self._resume = phase
+        else:
+            self._phase = phase
 
     def _activation_over(self):
         """The activation in progress (or the forfeit's hydra step) is over: next pick, or the
@@ -986,26 +1895,30 @@ class ImperialHarvestState:
         if len(self._done) == 2:
             self._end_turn()
         else:
-            self._phase = "pick"
+            self._set_phase("pick")
 
     def _end_turn(self):
-        """Point 22 / R2: bookkeeping, then the game ends or the other team's turn starts."""
+        """Point 22 / R2; D33: Wolf Form flags clear at the end of every player turn."""
         self._last_rested[self._team] = self._resting
         self._resting = None
         self._done = []
-        self._phase = "rest"
+        self._wolf = [False] * NUM_CHARACTERS
+        self._set_phase("rest")
         if self._team == RAIDERS and (not self._strawberries or self._round == ROUNDS):
             self._terminal = True
+            self._phase = "rest"  # R1: pending respawns are dropped
+            self._resume = None
+            self._queue = []
             return
         if self._team == RAIDERS:
             self._round += 1
         self._team = 1 - self._team
 
     def _finish_action(self):
-        """R1 / R3 / R5: queue this action's defeats, then the Bard check."""
+        """R1 / R3 / R5."""
         if self._defeated_now:
             if self._terminal:
-                self._defeated_now = []  # R1: pending respawns are dropped at the end of the game
+                self._defeated_now = []  # R1: pending respawns are dropped (tokens stay off)
                 return
             self._queue.extend(sorted(self._defeated_now))
             self._defeated_now = []
@@ -1016,23 +1929,21 @@ class ImperialHarvestState:
             self._bard_check()
 
     def _bard_check(self):
-        """Point 20 / D3 / R5: Ballad (+1) from allied Bards, War Cry (-1) from enemy Bards within
-        Manhattan 2 of the active character, each at most once per activation."""
-        game, act, me = self._game, self._act, self._active
+        """Point 20 / D3 / R5."""
+        act, me = self._act, self._active
         mx, my = xy(self._cell[me])
-        team = game.characters[me].team
+        team = me // TEAM_SIZE
         gain = loss = 0
-        for bard in game.characters:
-            b = bard.token
+        for b in range(NUM_CHARACTERS):
             if b == me or self._cell[b] is None:
                 continue
             bx, by = xy(self._cell[b])
             if abs(bx - mx) + abs(by - my) > BARD_RANGE:
                 continue
-            if bard.team == team and AB_BALLAD in bard.abilities and b not in act.ballad:
+            if b // TEAM_SIZE == team and self._has(b, AB_BALLAD) and b not in act.ballad:
                 act.ballad.append(b)
                 gain += 1
-            if bard.team != team and AB_WAR_CRY in bard.abilities and b not in act.war_cry:
+            if b // TEAM_SIZE != team and self._has(b, AB_WAR_CRY) and b not in act.war_cry:
                 act.war_cry.append(b)
                 loss += 1
         if gain or loss:
@@ -1040,42 +1951,57 @@ class ImperialHarvestState:
 
     # ----------------------------------------------------------------- strings
 
-    def _target_name(self, t):
-        """A token as written in actions: `x,y`, `x,y:short`, `x,y:qualified`, or its qualified
-        name when off the board."""
+    def _short(self, t):
+        return "sentry" if t >= NUM_CHARACTERS else self._card(t).short
+
+    def _qualified(self, t):
         if t >= NUM_CHARACTERS:
-            return f"token{t}"  # R11
-        chars = self._game.characters
+            return f"sentry{t - NUM_CHARACTERS + 1}"  # R13
+        if self._ids[t] is None:
+            return f"{TEAM_PREFIX[t // TEAM_SIZE]}-#{t % TEAM_SIZE}"
+        return f"{TEAM_PREFIX[t // TEAM_SIZE]}-{self._card(t).short}"
+
+    def _target_name(self, t):
+        """`x,y`, `x,y:short`, `x,y:qualified`, or the qualified name off the board (R13)."""
         cell = self._cell[t]
-        if cell is None:
-            return chars[t].qualified
+        if cell is None or (t < NUM_CHARACTERS and self._ids[t] is None):
+            return self._qualified(t)
         here = self._tokens_at(cell)
         if len(here) == 1:
             return cell_text(cell)
-        if [chars[u].short for u in here].count(chars[t].short) == 1:
-            return f"{cell_text(cell)}:{chars[t].short}"
-        return f"{cell_text(cell)}:{chars[t].qualified}"
+        if [self._short(u) for u in here].count(self._short(t)) == 1:
+            return f"{cell_text(cell)}:{self._short(t)}"
+        return f"{cell_text(cell)}:{self._qualified(t)}"
+
+    def _grappler(self):
+        """R13: the token a grapple offset is relative to."""
+        if self._phase == "puppet":
+            return self._act.puppet
+        me = self._active
+        if me is not None and (self._has(me, AB_GRAPPLE) or self._has(me, AB_CHANGELING)):
+            return me
+        return next((t for t in range(NUM_CHARACTERS) if self._has(t, AB_GRAPPLE)), None)
 
     def _grapple_landing_text(self, o):
-        """R11: the landing cell of grapple offset o, relative to the grappler."""
-        chars = self._game.characters
-        grappler = self._active
-        if grappler is None or AB_GRAPPLE not in chars[grappler].abilities:
-            grappler = next((ch.token for ch in chars if AB_GRAPPLE in ch.abilities), None)
+        grappler = self._grappler()
         dx, dy = GRAPPLE_OFFSETS[o]
         if grappler is None or self._cell[grappler] is None:
             return f"{dx:+d},{dy:+d}"
         x, y = xy(self._cell[grappler])
         return f"{x + dx},{y + dy}"
 
+    def _camp_cell_text(self, team, r):
+        camp = self._character_camp(team)
+        return cell_text(camp[r]) if camp else f"#{r}"
+
     def action_to_string(self, action):
         a = _as_int(action)
         if a is None or not 0 <= a < NUM_ACTIONS:
             raise ValueError(f"action must be an integer in 0..{NUM_ACTIONS - 1}, got {action!r}")
-        chars = self._game.characters
 
-        def slot_name(c):  # R11
-            return chars[self._team * TEAM_SIZE + c].short
+        def slot_name(c):  # R11, R13
+            t = self._team * TEAM_SIZE + c
+            return self._card(t).short if self._ids[t] is not None else f"#{c}"
 
         if a < A_ACTIVATE:
             return f"rest {slot_name(a - A_REST)}"
@@ -1096,8 +2022,8 @@ class ImperialHarvestState:
             t, n = divmod(a - A_PASS, 4)
             return f"pass {self._target_name(t)} {n + 1}"
         if a < A_GRAPPLE:
-            team = chars[self._queue[0]].team if self._queue else self._team  # R11
-            return f"respawn {cell_text(self._game.board.character_camp[team][a - A_RESPAWN])}"
+            team = self._queue[0] // TEAM_SIZE if self._queue else self._team
+            return f"respawn {self._camp_cell_text(team, a - A_RESPAWN)}"
         if a < A_POUNCE:
             t, o = divmod(a - A_GRAPPLE, 12)
             return f"grapple {self._target_name(t)} {self._grapple_landing_text(o)}"
@@ -1118,12 +2044,55 @@ class ImperialHarvestState:
             return f"charm {self._target_name(t)} {DIRS[d]}"
         if a < A_COMPEL:
             return f"shadow {DIRS[a - A_SHADOW]}"
-        t, d = divmod(a - A_COMPEL, 4)
-        return f"compel {self._target_name(t)} {DIRS[d]}"
+        if a < A_SLITHER:
+            t, d = divmod(a - A_COMPEL, 4)
+            return f"compel {self._target_name(t)} {DIRS[d]}"
+        if a < A_BITE:
+            return f"slither {DIRS[a - A_SLITHER]}"
+        if a < A_HORNS:
+            t, d = divmod(a - A_BITE, 4)
+            return f"bite {self._target_name(t)} {DIRS[d]}"
+        if a < A_FLIP:
+            return f"horns {self._target_name(a - A_HORNS)}"
+        if a == A_FLIP:
+            return "flip"
+        if a == A_CHARGE:
+            return "charge"
+        if a < A_VENT:
+            t, n = divmod(a - A_LURE, 2)
+            return f"lure {self._target_name(t)} {n + 1}"
+        if a < A_PUPPET:
+            t, d = divmod(a - A_VENT, 4)
+            return f"vent {self._target_name(t)} {DIRS[d]}"
+        if a < A_ARCHER:
+            return f"puppet {self._target_name(a - A_PUPPET)}"
+        if a < A_COMMAND:
+            return f"archer {self._target_name(a - A_ARCHER)}"
+        if a < A_SENTRY:
+            t, d = divmod(a - A_COMMAND, 4)
+            return f"command {self._target_name(t)} {DIRS[d]}"
+        if a < A_WOLF:
+            d, f = divmod(a - A_SENTRY, 4)
+            return f"sentry {DIRS[d]} {DIRS[f]}"
+        if a == A_WOLF:
+            return "wolf"
+        if a == A_SPRINT:
+            return "sprint"
+        if a < A_BRIDGE:
+            return f"draft {CARD_IDS[a - A_DRAFT]}"
+        if a < A_CAMP:
+            return f"bridge {cell_text(BRIDGE_CELLS[a - A_BRIDGE])}"
+        if a < A_PLACE:
+            k, c = divmod(a - A_CAMP, 4)
+            return f"camp {CAMP_KINDS[k]} {CORNERS[c]}"
+        r, f = divmod(a - A_PLACE, 4)
+        if self._phase == "placement":
+            team = PLACE_ORDER[self._setup_step] // TEAM_SIZE
+        else:
+            team = self._team
+        return f"place {self._camp_cell_text(team, r)} {DIRS[f]}"
 
     def string_to_action(self, text):
-        """The action whose canonical string (in this state) is `text`; case and repeated spaces
-        are ignored."""
         if not isinstance(text, str):
             raise ValueError(f"action string must be a str, got {text!r}")
         wanted = " ".join(text.lower().split())
@@ -1131,87 +2100,118 @@ class ImperialHarvestState:
             if self.action_to_string(a).lower() == wanted:
                 return a
         raise ValueError(f"not an imperial_harvest action in this state: {text!r} (e.g. 'rest monk', "
-                         f"'move ne', 'pass 9,1 2', 'respawn 9,9', 'charm 4,5 s')")
+                         f"'move ne', 'pass 9,1 2', 'respawn 9,9', 'charm 4,5 s', 'draft regent')")
 
     # ----------------------------------------------------------------- observation
 
     def observation_tensor(self, player=None):
-        """Docs "Observation": 17 planes of 100 cells, 6 x 12 character values, 13 game values,
-        6 activation values, from `player`'s view (R10)."""
+        """Part 2 "Observation (exact)": 19 planes x 100, 6 x 28 character values, 24 globals,
+        25 activation values, 14 draft values = 2131 floats, from `player`'s view."""
         if player is None:
             player = IMPERIAL if self._terminal else self.current_player()
         elif _as_int(player) not in (IMPERIAL, RAIDERS):
             raise ValueError(f"player must be 0 or 1, got {player!r}")
         o = _as_int(player)
-        game, board = self._game, self._game.board
         order = [o * TEAM_SIZE + c for c in range(TEAM_SIZE)] + \
                 [(1 - o) * TEAM_SIZE + c for c in range(TEAM_SIZE)]
 
         def plane(cells):
             values = [0.0] * NUM_CELLS
             for c in cells:
-                values[c] = 1.0
+                if c is not None:
+                    values[c] = 1.0
             return values
 
-        east = [c for c in range(NUM_CELLS) if c % SIZE < SIZE - 1 and (c, c + 1) in self._hedges]
-        south = [c for c in range(NUM_CELLS) if c < NUM_CELLS - SIZE and (c, c + SIZE) in self._hedges]
+        hedges = self._hedges
+        east = [c for c in range(NUM_CELLS) if c % SIZE < SIZE - 1 and (c, c + 1) in hedges]
+        south = [c for c in range(NUM_CELLS) if c < NUM_CELLS - SIZE and (c, c + SIZE) in hedges]
         obs = []
-        obs += plane(c for c in range(NUM_CELLS) if c not in board.moat)
-        obs += plane(board.water)
-        obs += plane(board.bridges)
-        obs += plane(board.character_camp[o])
-        obs += plane(board.strawberry_camp[o])
-        obs += plane(board.character_camp[1 - o])
-        obs += plane(board.strawberry_camp[1 - o])
+        obs += plane(c for c in range(NUM_CELLS) if c not in MOAT)
+        obs += plane(c for c in MOAT if c not in self._bridges)
+        obs += plane(self._bridges)
+        obs += plane(self._character_camp(o))
+        obs += plane(self._strawberry_camp(o))
+        obs += plane(self._character_camp(1 - o))
+        obs += plane(self._strawberry_camp(1 - o))
         obs += plane(east)
         obs += plane(south)
         obs += plane(self._strawberries)
         obs += plane(self._hydras)
         for t in order:
-            obs += plane([] if self._cell[t] is None else [self._cell[t]])
+            obs += plane([self._cell[t]])
+        regent_team = self._regent_team()
+        own_sentries = [self._cell[s] for s in SENTRY_TOKENS if regent_team == o]
+        enemy_sentries = [self._cell[s] for s in SENTRY_TOKENS
+                          if regent_team is not None and regent_team != o]
+        obs += plane(own_sentries)
+        obs += plane(enemy_sentries)
+        act = self._act
         for t in order:
             facing = [0.0] * 4
             facing[self._facing[t]] = 1.0
             obs += facing
-            team = game.characters[t].team
+            team = t // TEAM_SIZE
             obs += [
                 float(self._carried[t]),
                 float(t == self._resting),
                 float(t == self._last_rested[team]),
                 float(t == self._active),
-                float(self._act.ap if t == self._active else 0),
+                float(act.ap if t == self._active else 0),
                 float(t in self._done),
                 float(self._uses[t] or 0),
                 float(self._cell[t] is not None),
             ]
+            card = [0.0] * len(CARD_IDS)
+            if self._ids[t] is not None:
+                card[CARD_IDS.index(self._ids[t])] = 1.0
+            obs += card
+            obs += [float(self._wolf[t]), float(act.free_moves if t == self._active else 0)]
         phase = [0.0] * len(PHASES)
         phase[PHASES.index(self._phase)] = 1.0
+        sides = self._game.sides
         obs += [float(self._round), float(self._team == o), float(self.vp(o)), float(self.vp(1 - o)),
                 float(self._deposited[o]), float(self._deposited[1 - o])] + phase + \
-               [float(self._planted), float(self._chopped)]
-        act = self._act
+               [float(self._planted), float(self._chopped),
+                float(self._regent_vp[o]), float(self._regent_vp[1 - o]),
+                float(self._hydras[0] is not None), float(self._hydras[1] is not None),
+                float(sides[o] == "advanced"), float(sides[1 - o] == "advanced")]
         if self._active is None:
-            obs += [0.0] * 6
+            obs += [0.0] * 23
         else:
+            puppet = [0.0] * NUM_TOKENS
+            if act.puppet is not None:
+                puppet[act.puppet] = 1.0
             obs += [float(act.face_used), float(act.grapple_used), float(act.pounce_used),
                     float(act.throw_used), float(act.charm_used), float(act.compulsions)]
+            obs += [float(getattr(act, name)) for name in _FLAGS2]
+            obs += [float(len(act.gaze))] + puppet
+        obs += [float(self._setup_step), 0.0]
+        drafted = set(self._ids)
+        obs += [0.0 if ident in drafted else 1.0 for ident in CARD_IDS]
         return obs
 
     # ----------------------------------------------------------------- state dict
 
     def to_dict(self):
         def pair(c):
-            return list(xy(c))
+            return None if c is None else list(xy(c))
 
-        chars = self._game.characters
         return {
-            "hedges": sorted([pair(a), pair(b)] for a, b in self._hedges),  # R8
+            "hedges": sorted([pair(a), pair(b)] for a, b in self._hedges),
             "strawberries": [pair(c) for c in sorted(self._strawberries)],
             "hydras": [pair(c) for c in self._hydras],
-            "characters": [{"id": chars[t].id,
-                            "cell": None if self._cell[t] is None else pair(self._cell[t]),
+            "characters": [{"id": self._ids[t], "cell": pair(self._cell[t]),
                             "facing": DIRS[self._facing[t]], "strawberries": self._carried[t],
-                            "uses_left": self._uses[t]} for t in range(NUM_CHARACTERS)],
+                            "uses_left": self._uses[t], "wolf_form": self._wolf[t]}
+                           for t in range(NUM_CHARACTERS)],
+            "sentries": [None if self._cell[s] is None else
+                         {"cell": pair(self._cell[s]), "facing": DIRS[self._facing[s]]}
+                         for s in SENTRY_TOKENS],
+            "bridges": [pair(c) for c in sorted(self._bridges)],
+            "camps": {kind: self._camps[kind] for kind in CAMP_KINDS if kind in self._camps},
+            "tiles": None if self._tiles is None else
+            {slot: list(self._tiles[slot]) for slot in _slots() if slot in self._tiles},
+            "regent_vp": list(self._regent_vp),
             "plucked": list(self._plucked),
             "deposited": list(self._deposited),
             "hedges_planted": self._planted,
@@ -1221,38 +2221,39 @@ class ImperialHarvestState:
             "phase": self._phase,
             "resting": self._resting,
             "last_rested": list(self._last_rested),
-            "done": list(self._done),  # R8: in the order the activations finished
+            "done": list(self._done),
             "active": self._active,
             "activation": self._act.to_dict(),
             "respawn_queue": list(self._queue),
             "resume_phase": self._resume,
             "current_player": self.current_player(),
             "move_number": self._move_number,
+            "setup_step": self._setup_step,
         }
 
     # ----------------------------------------------------------------- display
 
     def __str__(self):
-        """The board: a 10x10 grid, hedges `|` and `---` between cells, water `~`, bridges `=`
-        (east-west) and `‖` (north-south), camps (IC/IS imperial, RC/RS raiders: character /
-        strawberry camp), strawberries `*`, hydras H1 H2, characters by letter (imperial upper case,
-        raiders lower case) with a facing arrow."""
-        game, board = self._game, self._game.board
-        chars = game.characters
+        """The board: hedges `|` / `---`, water `~`, bridges `=` / `‖`, camps IC/IS/RC/RS,
+        strawberries `*`, hydras H1 H2, characters by letter (imperial upper case) with a facing
+        arrow, sentries `S`/`s`."""
         arrows = "^>v<"
         letters = {}
         for team in (IMPERIAL, RAIDERS):
             used = set()
-            for ch in chars:
-                if ch.team == team:
-                    letter = next(c for c in ch.short + "abcdefghijklmnopqrstuvwxyz" if c not in used)
-                    used.add(letter)
-                    letters[ch.token] = letter.upper() if team == IMPERIAL else letter
+            for t in range(team * TEAM_SIZE, (team + 1) * TEAM_SIZE):
+                short = self._card(t).short if self._ids[t] else "?"
+                letter = next(c for c in short + "abcdefghijklmnopqrstuvwxyz" if c not in used)
+                used.add(letter)
+                letters[t] = letter.upper() if team == IMPERIAL else letter
+        regent_team = self._regent_team()
+        for s in SENTRY_TOKENS:
+            letters[s] = "S" if regent_team == IMPERIAL else "s"
         camp_label = {}
         for team, prefix in ((IMPERIAL, "I"), (RAIDERS, "R")):
-            for c in board.character_camp[team]:
+            for c in self._character_camp(team):
                 camp_label[c] = prefix + "C"
-            for c in board.strawberry_camp[team]:
+            for c in self._strawberry_camp(team):
                 camp_label[c] = prefix + "S"
 
         def content(c):
@@ -1264,10 +2265,10 @@ class ImperialHarvestState:
                 return letters[t] + arrows[self._facing[t]] + more
             if c in self._hydras:
                 return f"H{self._hydras.index(c) + 1}~"
-            if c in board.water:
+            if self._water(c):
                 return "~~~"
-            if c in board.bridges:
-                return "===" if board.bridges[c] == "ew" else " ‖ "
+            if c in self._bridges:
+                return "===" if bridge_axis(c) == "ew" else " ‖ "
             if c in camp_label:
                 return camp_label[c] + berry
             return " ." + berry if berry == " " else " " + berry + " "
@@ -1287,20 +2288,20 @@ class ImperialHarvestState:
             lines.append(under)
         lines.insert(1, "   +" + "---+" * SIZE)
         legend = []
-        for ch in chars:
-            t = ch.token
+        for t in range(NUM_CHARACTERS):
             where = "off board" if self._cell[t] is None else cell_text(self._cell[t])
-            legend.append(f"{letters[t]}={ch.qualified}({where}, {self._carried[t]} carried)")
+            legend.append(f"{letters[t]}={self._qualified(t)}({where}, {self._carried[t]} carried)")
         lines.append("  " + "  ".join(legend))
         lines.append(f"  round {self._round}, {TEAM_NAMES[self._team]}' turn, phase {self._phase}; "
                      f"VP imperial {self.vp(IMPERIAL)} raiders {self.vp(RAIDERS)} "
-                     f"(deposited {self._deposited[0]}/{self._deposited[1]})")
+                     f"(deposited {self._deposited[0]}/{self._deposited[1]}, regent VP "
+                     f"{self._regent_vp[0]}/{self._regent_vp[1]})")
         if self._terminal:
             r = self.returns()
             outcome = "draw" if r[0] == 0 else f"{TEAM_NAMES[0 if r[0] > 0 else 1]} win"
             lines.append(f"  move {self._move_number}, game over: {outcome}")
         elif self._active is not None:
-            lines.append(f"  move {self._move_number}, {chars[self._active].qualified} acting with "
+            lines.append(f"  move {self._move_number}, {self._qualified(self._active)} acting with "
                          f"{self._act.ap} AP; player {self.current_player()} to move")
         else:
             lines.append(f"  move {self._move_number}, player {self.current_player()} to move")
@@ -1310,33 +2311,25 @@ class ImperialHarvestState:
         return f"<ImperialHarvestState {self.to_dict()}>"
 
 
-def hydra_destination(board, start, d, other):
-    """Point 27: the cell a hydra at `start` reaches by one step in direction d (diving under every
-    bridge on the way), or None if that is off the moat, not water, or the other hydra's cell."""
-    cell = start
-    while True:
-        cell = neighbour(cell, *DELTA[d])
-        if cell is None or cell not in board.moat:
-            return None
-        if cell not in board.bridges:
-            break
-    if cell == other:
-        return None
-    return cell
-
-
 # ------------------------------------------------------------------------------------ from a dict
 
 _KEYS = ("hedges", "strawberries", "hydras", "characters", "plucked", "deposited", "hedges_planted",
          "hedges_chopped", "round", "team", "phase", "resting", "last_rested", "done", "active",
          "activation", "respawn_queue", "resume_phase", "current_player", "move_number")
+_KEYS2 = ("sentries", "bridges", "camps", "tiles", "regent_vp", "setup_step")  # R21: optional
 _ACTIVATION_KEYS = ("ap", "face_used", "grapple_used", "pounce_used", "throw_used", "charm_used",
                     "compulsions", "compel_target", "ballad", "war_cry", "bonus")
+_ACTIVATION_KEYS2 = _FLAGS2 + ("free_moves", "gaze", "puppet")
 _CHARACTER_KEYS = ("id", "cell", "facing", "strawberries", "uses_left")
+_CHARACTER_KEYS2 = ("wolf_form",)
+_FLAG_ABILITY = {"grapple_used": AB_GRAPPLE, "pounce_used": AB_POUNCE, "throw_used": AB_THROW,
+                 "charm_used": AB_CHARM, "slither_used": AB_SLITHER, "charge_used": AB_CHARGE,
+                 "charged": AB_CHARGE, "lure_used": AB_LURE, "command_used": AB_COMMAND,
+                 "sentry_used": AB_SENTRY, "sprint_used": AB_SPRINT, "retriever_used": AB_RETRIEVER}
 
 
 def _state_from_dict(game, d):
-    board, chars = game.board, game.characters
+    board = game.board
 
     def fail(problem):
         raise ValueError(f"invalid imperial_harvest state: {problem}")
@@ -1363,29 +2356,111 @@ def _state_from_dict(game, d):
         return cell_of(integer(value[0], f"{what} x", 0, SIZE - 1),
                        integer(value[1], f"{what} y", 0, SIZE - 1))
 
-    def token(value, what, nullable=True):
+    def token(value, what, nullable=True, high=NUM_CHARACTERS - 1):
         if value is None and nullable:
             return None
-        return integer(value, what, 0, NUM_CHARACTERS - 1)
+        return integer(value, what, 0, high)
 
-    def tokens(value, what):
-        found = [token(v, f"{what} entry", nullable=False) for v in listing(value, what)]
+    def tokens(value, what, high=NUM_CHARACTERS - 1):
+        found = [token(v, f"{what} entry", nullable=False, high=high) for v in listing(value, what)]
         if len(set(found)) != len(found):
             fail(f"{what} repeats a token: {value!r}")
         return found
 
-    def phase_name(value, what, choices):
+    def choice(value, what, choices):
         if not (isinstance(value, str) and value in choices):
             fail(f"{what} must be one of {', '.join(choices)}, got {value!r}")
         return value
 
-    if not isinstance(d, dict):
-        fail(f"expected a dict, got {type(d).__name__}")
-    if set(d) != set(_KEYS):
-        fail(f"keys must be exactly {sorted(_KEYS)}, got {sorted(map(str, d))}")
+    def exact_keys(value, what, required, optional):
+        if not isinstance(value, dict):
+            fail(f"{what} must be a dict, got {value!r}")
+        keys = set(value)
+        if not set(required) <= keys or not keys <= set(required) | set(optional):
+            fail(f"{what} keys must be {sorted(required + optional)}, got {sorted(map(str, keys))}")
+
+    exact_keys(d, "the state", _KEYS, _KEYS2)
     s = ImperialHarvestState(game)
 
-    # Hedges and strawberries must be written in to_dict's canonical order (R8).
+    # Teams: characters' ids (R19 / draft).
+    listing(d["characters"], "characters", NUM_CHARACTERS)
+    for t, entry in enumerate(d["characters"]):
+        exact_keys(entry, f"characters[{t}]", _CHARACTER_KEYS, _CHARACTER_KEYS2)
+        ident = entry["id"]
+        if game.draft:
+            if ident is not None:
+                choice(ident, f"characters[{t}] id", CARD_IDS)
+        elif ident != game.team_ids[t // TEAM_SIZE][t % TEAM_SIZE]:
+            fail(f"characters[{t}] id must be "
+                 f"{game.team_ids[t // TEAM_SIZE][t % TEAM_SIZE]!r}, got {ident!r}")
+        s._ids[t] = ident
+    picked = [i for i in s._ids if i is not None]
+    if len(set(picked)) != len(picked):
+        fail("a character is drafted twice")
+    for team in (IMPERIAL, RAIDERS):
+        slots = s._ids[team * TEAM_SIZE:(team + 1) * TEAM_SIZE]
+        if None in slots and any(i is not None for i in slots[slots.index(None):]):
+            fail("drafted characters fill a team's slots in order")
+        kinds = [game.card(i, team).archetype for i in slots if i is not None]
+        if len(set(kinds)) != len(kinds):
+            fail(f"two characters of team {team} share an archetype")
+
+    s._phase = choice(d["phase"], "phase", PHASES)
+    in_draft = s._phase == "draft"
+    if game.draft and not in_draft and len(picked) != NUM_CHARACTERS:
+        fail("all six characters are drafted after the draft")
+    if in_draft and not game.draft:
+        fail("phase draft needs teams='draft'")
+    if s._phase in ("bridges", "camps", "placement") and not game.interactive:
+        fail(f"phase {s._phase} needs setup='interactive'")
+
+    # Board parts that setup may change.
+    s._bridges = set(board.bridges) if "bridges" not in d else set()
+    if "bridges" in d:
+        previous = -1
+        tile_of = moat_tile_of()
+        for i, c in enumerate(listing(d["bridges"], "bridges")):
+            c = cell(c, f"bridges[{i}]")
+            if c not in BRIDGE_CELLS or c <= previous:
+                fail("bridges must be non-elbow moat cells sorted by cell index")
+            if any(tile_of[b] == tile_of[c] for b in s._bridges):
+                fail("two bridges on one moat tile")
+            previous = c
+            s._bridges.add(c)
+    s._camps = dict(board.camps) if "camps" not in d else {}
+    if "camps" in d:
+        if not isinstance(d["camps"], dict):
+            fail("camps must be a dict kind -> corner")
+        for kind, corner in d["camps"].items():
+            choice(kind, "camp kind", CAMP_KINDS)
+            choice(corner, f"camps[{kind}]", CORNERS)
+        if len(set(d["camps"].values())) != len(d["camps"]):
+            fail("two camps share a corner")
+        s._camps = dict(d["camps"])
+    if "tiles" in d:
+        if (d["tiles"] is None) != (board.tiles is None):
+            fail("tiles must be null exactly for a board without tiles")
+        if d["tiles"] is not None:
+            if not isinstance(d["tiles"], dict) or set(d["tiles"]) != set(_slots()):
+                fail(f"tiles must name the slots {sorted(_slots())}")
+            tiles = {}
+            for slot, value in d["tiles"].items():
+                listing(value, f"tiles[{slot}]", 2)
+                face, transform = value
+                if not isinstance(face, str) or face not in _data("tiles.json")["faces"]:
+                    fail(f"tiles[{slot}] face {face!r} unknown")
+                transform = integer(transform, f"tiles[{slot}] transform", 0, 7)
+                try:
+                    face_edges(face, transform, slot)
+                except ValueError:
+                    fail(f"tiles[{slot}] {face} with transform {transform} does not fit the slot")
+                tiles[slot] = [face, transform]
+            if len({f[:-1] for f, _ in tiles.values()}) != len(tiles):
+                fail("a physical tile is used twice")
+            s._tiles = tiles
+    else:
+        s._tiles = None if board.tiles is None else {k: list(v) for k, v in board.tiles.items()}
+
     previous = None
     for i, h in enumerate(listing(d["hedges"], "hedges")):
         listing(h, f"hedges[{i}]", 2)
@@ -1401,7 +2476,7 @@ def _state_from_dict(game, d):
     previous = -1
     for i, c in enumerate(listing(d["strawberries"], "strawberries")):
         c = cell(c, f"strawberries[{i}]")
-        if c in board.water:
+        if s._water(c):
             fail(f"strawberry on water at {cell_text(c)}")
         if c <= previous:
             fail("strawberries must be sorted by cell index, without repeats")
@@ -1409,145 +2484,227 @@ def _state_from_dict(game, d):
         s._strawberries.add(c)
 
     listing(d["hydras"], "hydras", 2)
-    s._hydras = [cell(c, f"hydras[{i}]") for i, c in enumerate(d["hydras"])]
+    s._hydras = [None if c is None else cell(c, f"hydras[{i}]") for i, c in enumerate(d["hydras"])]
     for h in s._hydras:
-        if h not in board.water:
+        if h is not None and not s._water(h):
             fail(f"hydra on {cell_text(h)}, which is not water")
-    if s._hydras[0] == s._hydras[1]:
+    if s._hydras[0] is not None and s._hydras[0] == s._hydras[1]:
         fail("the two hydras share a cell")
 
-    listing(d["characters"], "characters", NUM_CHARACTERS)
-    for t, (ch, entry) in enumerate(zip(chars, d["characters"])):
+    for t, entry in enumerate(d["characters"]):
         what = f"characters[{t}]"
-        if not isinstance(entry, dict) or set(entry) != set(_CHARACTER_KEYS):
-            fail(f"{what} must be a dict with keys {list(_CHARACTER_KEYS)}, got {entry!r}")
-        if entry["id"] != ch.id:
-            fail(f"{what} id must be {ch.id!r} (token order of the teams), got {entry['id']!r}")
         if entry["cell"] is not None:
             s._cell[t] = cell(entry["cell"], f"{what} cell")
-            if s._cell[t] in board.water:
+            if s._water(s._cell[t]):
                 fail(f"{what} stands on water at {cell_text(s._cell[t])}")
-        if not (isinstance(entry["facing"], str) and entry["facing"] in DIRS):
-            fail(f"{what} facing must be one of n, e, s, w, got {entry['facing']!r}")
-        s._facing[t] = DIRS.index(entry["facing"])
-        s._carried[t] = integer(entry["strawberries"], f"{what} strawberries", 0, ch.item_slots)
-        if ch.uses is None:
+        s._facing[t] = DIRS.index(choice(entry["facing"], f"{what} facing", DIRS))
+        s._wolf[t] = boolean(entry.get("wolf_form", False), f"{what} wolf_form")
+        card = s._card(t)
+        if card is None:
+            if entry["cell"] is not None or entry["strawberries"] != 0 or \
+                    entry["uses_left"] is not None or s._wolf[t] or entry["facing"] != "n":
+                fail(f"{what}: an undrafted slot has cell null, facing n, 0 strawberries, "
+                     "uses_left null, wolf_form false")
+            continue
+        s._carried[t] = integer(entry["strawberries"], f"{what} strawberries", 0, card.item_slots)
+        if card.uses is None:
             if entry["uses_left"] is not None:
                 fail(f"{what} uses_left must be null, got {entry['uses_left']!r}")
         else:
-            s._uses[t] = integer(entry["uses_left"], f"{what} uses_left", 0, ch.uses)
+            s._uses[t] = integer(entry["uses_left"], f"{what} uses_left", 0, card.uses)
+
+    regent_team = s._regent_team()
+    if "sentries" in d:
+        listing(d["sentries"], "sentries", 2)
+        for i, entry in enumerate(d["sentries"]):
+            if entry is None:
+                continue
+            exact_keys(entry, f"sentries[{i}]", ("cell", "facing"), ())
+            if regent_team is None:
+                fail("sentries on the board need a Regent")
+            s._cell[SENTRY_TOKENS[i]] = cell(entry["cell"], f"sentries[{i}] cell")
+            if s._water(s._cell[SENTRY_TOKENS[i]]):
+                fail(f"sentries[{i}] stands on water")
+            s._facing[SENTRY_TOKENS[i]] = DIRS.index(choice(entry["facing"], f"sentries[{i}] facing",
+                                                            DIRS))
+    if "regent_vp" in d:
+        listing(d["regent_vp"], "regent_vp", 2)
+        for team in (IMPERIAL, RAIDERS):
+            has = any(s._ids[t] == "regent" for t in range(team * TEAM_SIZE, (team + 1) * TEAM_SIZE))
+            high = game.spec(team, AB_POINT_OF_ORDER)["vp"] if has else 0
+            s._regent_vp[team] = integer(d["regent_vp"][team], f"regent_vp[{team}]", 0, high)
+    else:
+        for t in range(NUM_CHARACTERS):
+            if s._ids[t] == "regent":
+                s._regent_vp[t // TEAM_SIZE] = game.spec(t // TEAM_SIZE, AB_POINT_OF_ORDER)["vp"]
 
     listing(d["plucked"], "plucked", 2)
     listing(d["deposited"], "deposited", 2)
-    total = board.num_strawberries
-    s._plucked = [integer(v, f"plucked[{i}]", 0, total) for i, v in enumerate(d["plucked"])]
-    s._deposited = [integer(v, f"deposited[{i}]", 0, total) for i, v in enumerate(d["deposited"])]
-    # A strawberry leaves the board only by being plucked (part 1: nothing puts one back).
-    if sum(s._carried) + sum(s._deposited) > sum(s._plucked):
+    s._plucked = [integer(v, f"plucked[{i}]", 0, TOTAL_STRAWBERRIES)
+                  for i, v in enumerate(d["plucked"])]
+    s._deposited = [integer(v, f"deposited[{i}]", 0, TOTAL_STRAWBERRIES)
+                    for i, v in enumerate(d["deposited"])]
+    held = sum(s._carried) + sum(s._deposited)
+    if held > sum(s._plucked):
         fail("more strawberries carried and deposited than plucked")
-    if len(s._strawberries) + sum(s._plucked) > total:
-        fail(f"more strawberries on the board and plucked than the game has ({total})")
+    if len(s._strawberries) + held > TOTAL_STRAWBERRIES:
+        fail(f"more strawberries on the board, carried and deposited than the game has "
+             f"({TOTAL_STRAWBERRIES})")
     s._planted = integer(d["hedges_planted"], "hedges_planted", 0, MAX_HEDGES_PLANTED)
     s._chopped = integer(d["hedges_chopped"], "hedges_chopped", 0, MAX_HEDGES_CHOPPED)
     s._round = integer(d["round"], "round", 1, ROUNDS)
     s._team = integer(d["team"], "team", 0, 1)
-    s._phase = phase_name(d["phase"], "phase", PHASES)
+    s._setup_step = integer(d.get("setup_step", 0), "setup_step", 0, 5)
     s._resting = token(d["resting"], "resting")
     listing(d["last_rested"], "last_rested", 2)
     s._last_rested = [token(v, f"last_rested[{i}]") for i, v in enumerate(d["last_rested"])]
     for team, t in enumerate(s._last_rested):
-        if t is not None and chars[t].team != team:
+        if t is not None and t // TEAM_SIZE != team:
             fail(f"last_rested[{team}] = {t} is not a token of that team")
     s._done = tokens(d["done"], "done")
     s._active = token(d["active"], "active")
     s._queue = tokens(d["respawn_queue"], "respawn_queue")
     if d["resume_phase"] is not None:
-        s._resume = phase_name(d["resume_phase"], "resume_phase", PHASES[:4])
+        s._resume = choice(d["resume_phase"], "resume_phase", ("rest", "pick", "act", "hydra",
+                                                                "puppet"))
     s._move_number = integer(d["move_number"], "move_number", 0, MAX_STORED_MOVE_NUMBER)
 
     a = d["activation"]
-    if not isinstance(a, dict) or set(a) != set(_ACTIVATION_KEYS):
-        fail(f"activation must be a dict with keys {list(_ACTIVATION_KEYS)}, got {a!r}")
+    exact_keys(a, "activation", _ACTIVATION_KEYS, _ACTIVATION_KEYS2)
     act = Activation()
     act.ap = integer(a["ap"], "activation ap", 0, MAX_STORED_AP)
-    for name in ("face_used", "grapple_used", "pounce_used", "throw_used", "charm_used", "bonus"):
-        setattr(act, name, boolean(a[name], f"activation {name}"))
-    act.compulsions = integer(a["compulsions"], "activation compulsions", 0, game.max_compulsions)
-    act.compel_target = token(a["compel_target"], "activation compel_target")
+    for name in _FLAGS + ("bonus",) + _FLAGS2:
+        setattr(act, name, boolean(a.get(name, False), f"activation {name}"))
+    act.compulsions = integer(a["compulsions"], "activation compulsions", 0,
+                              max(_last_number(game.spec(team, AB_COMPEL)["ap"]) for team in (0, 1)))
+    act.compel_target = token(a["compel_target"], "activation compel_target", high=NUM_TOKENS - 1)
     act.ballad = tokens(a["ballad"], "activation ballad")
     act.war_cry = tokens(a["war_cry"], "activation war_cry")
+    act.free_moves = integer(a.get("free_moves", 0), "activation free_moves", 0,
+                             MAX_STORED_FREE_MOVES)
+    act.gaze = tokens(a.get("gaze", []), "activation gaze")
+    act.puppet = token(a.get("puppet"), "activation puppet")
     s._act = act
 
-    # Consistency of the turn machinery.
     terminal = _as_int(d["current_player"]) == TERMINAL and not isinstance(d["current_player"], bool)
     s._terminal = terminal
-    phase = s._resume if s._phase == "respawn" else s._phase
-    if s._phase == "respawn":
-        if not s._queue or s._resume is None:
-            fail("phase respawn needs a non-empty respawn_queue and a resume_phase")
-    elif s._queue or s._resume is not None:
-        fail("respawn_queue and resume_phase must be empty / null outside phase respawn")
-    team_tokens = range(s._team * TEAM_SIZE, (s._team + 1) * TEAM_SIZE)
-    if s._resting is not None and s._resting not in team_tokens:
-        fail(f"resting token {s._resting} is not of team {s._team}")
-    if s._resting is not None and s._resting == s._last_rested[s._team]:
-        fail("the resting token rested on its team's previous turn too")
-    for t in s._done:
-        if t not in team_tokens or t == s._resting:
-            fail(f"done token {t} is not an active character of team {s._team}")
-    if terminal:
-        if s._phase != "rest" or s._resting is not None or s._done or s._active is not None:
-            fail("a finished game must be in phase rest with no resting, done or active token")
-        if s._team != RAIDERS or (s._strawberries and s._round != ROUNDS):
-            fail("the game can only be over after the Raiders' turn of round 7 or with no "
-                 "strawberry left on the board")
-    elif phase == "rest":
-        if s._resting is not None or s._done or s._active is not None:
-            fail("phase rest has no resting, done or active token")
+    phase = s._phase
+    if phase in SETUP_PHASES:
+        orders = {"draft": DRAFT_ORDER, "bridges": BRIDGE_ORDER, "camps": CAMP_ORDER,
+                  "placement": PLACE_ORDER}
+        if s._setup_step >= len(orders[phase]):
+            fail(f"setup_step {s._setup_step} out of range for phase {phase}")
+        expected_team = (orders[phase][s._setup_step] // TEAM_SIZE if phase == "placement"
+                         else orders[phase][s._setup_step])
+        if s._team != expected_team or s._round != 1:
+            fail(f"phase {phase} step {s._setup_step}: team must be {expected_team}, round 1")
+        if (s._resting is not None or s._done or s._active is not None or s._queue
+                or s._resume is not None or any(v is not None for v in s._last_rested)
+                or terminal):
+            fail(f"phase {phase} has no resting, done, active, queue or turn history")
+        if phase == "draft" and len(picked) != s._setup_step:
+            fail("during the draft, setup_step counts the characters drafted")
+        if phase == "placement":
+            placed = [t for t in PLACE_ORDER[:s._setup_step]]
+            for t in range(NUM_CHARACTERS):
+                if (s._cell[t] is not None) != (t in placed):
+                    fail("during placement exactly the tokens placed so far are on the board")
+        elif any(s._cell[t] is not None for t in range(NUM_TOKENS)):
+            fail(f"no token is on the board in phase {phase}")
+        if phase in ("bridges", "camps") or (phase == "draft" and game.interactive):
+            if s._hydras != [None, None] or s._strawberries:
+                fail("hydras and strawberries come at the end of the camps phase")
+        if phase == "bridges" and (len(s._bridges) != s._setup_step or s._camps):
+            fail("bridges phase: setup_step bridges, no camps")
+        if phase == "camps" and (len(s._camps) != s._setup_step or len(s._bridges) != 4):
+            fail("camps phase: setup_step camps placed after the 4 bridges")
     else:
-        if s._resting is None:
-            fail(f"phase {phase} needs a resting token")
-        if phase == "pick" and (s._active is not None or len(s._done) > 1):
-            fail("phase pick has no active token and at most one done token")
-        if phase == "hydra" and (s._active is not None or not s._done):
-            fail("phase hydra has no active token and a done (forfeited) token")
-        if phase == "act" and (s._active is None or s._active not in team_tokens
-                               or s._active == s._resting or s._active in s._done
-                               or len(s._done) > 1):
-            fail("phase act needs an active token of the team, not resting and not done")
-    if s._active is None:
-        if act.to_dict() != Activation().to_dict():
-            fail("activation must hold its default values when no token is active")
-    else:
-        me = chars[s._active]
-        if s._cell[s._active] is None:
-            fail("the active token is off the board")
-        for flag, ability in (("grapple_used", AB_GRAPPLE), ("pounce_used", AB_POUNCE),
-                              ("throw_used", AB_THROW), ("charm_used", AB_CHARM)):
-            if getattr(act, flag) and ability not in me.abilities:
-                fail(f"activation {flag} is set but the active character has no {ability}")
-        if act.compulsions and AB_COMPEL not in me.abilities:
-            fail("activation compulsions > 0 but the active character has no compulsion")
-        if act.compel_target == s._active:
-            fail("activation compel_target must be another character than the active one")
-        if act.bonus != (s._carried[s._active] >= 1):
-            fail("activation bonus must be true exactly when the active token carries a strawberry")
-        if (act.compel_target is None) != (act.compulsions == 0):
-            fail("activation compel_target is set exactly when compulsions > 0")
-        for b in act.ballad:
-            if b == s._active or chars[b].team != me.team or AB_BALLAD not in chars[b].abilities:
-                fail(f"activation ballad lists token {b}, not an allied Bard")
-        for b in act.war_cry:
-            if chars[b].team == me.team or AB_WAR_CRY not in chars[b].abilities:
-                fail(f"activation war_cry lists token {b}, not an enemy Bard")
-    for t in range(NUM_CHARACTERS):
-        if (s._cell[t] is None) != (t in s._queue) and not terminal:
-            fail(f"token {t} must be off the board exactly when it awaits respawn")
-        if (s._cell[t] is not None and s._cell[t] not in board.character_camp[chars[t].team]
-                and any(manhattan(h, s._cell[t]) == 1 for h in s._hydras)):
-            fail(f"token {t} stands next to a hydra outside its own camp")
-    expected = TERMINAL if terminal else (chars[s._queue[0]].team if s._queue else s._team)
+        if s._setup_step != 0:
+            fail("setup_step is 0 outside the setup phases")
+        if len(s._camps) != 4:
+            fail("all four camps are placed during play")
+    if act.to_dict() != Activation().to_dict() and s._active is None:
+        fail("activation must hold its default values when no token is active")
+
+    playing = phase in PLAY_PHASES
+    if playing:
+        base_phase = s._resume if phase == "respawn" else phase
+        if phase == "respawn":
+            if not s._queue or s._resume is None:
+                fail("phase respawn needs a non-empty respawn_queue and a resume_phase")
+        elif s._queue or s._resume is not None:
+            fail("respawn_queue and resume_phase must be empty / null outside phase respawn")
+        team_tokens = range(s._team * TEAM_SIZE, (s._team + 1) * TEAM_SIZE)
+        if s._resting is not None and s._resting not in team_tokens:
+            fail(f"resting token {s._resting} is not of team {s._team}")
+        if s._resting is not None and s._resting == s._last_rested[s._team]:
+            fail("the resting token rested on its team's previous turn too")
+        for t in s._done:
+            if t not in team_tokens or t == s._resting:
+                fail(f"done token {t} is not an active character of team {s._team}")
+        if terminal:
+            if phase != "rest" or s._resting is not None or s._done or s._active is not None:
+                fail("a finished game must be in phase rest with no resting, done or active token")
+            if s._team != RAIDERS or (s._strawberries and s._round != ROUNDS):
+                fail("the game can only be over after the Raiders' turn of round 7 or with no "
+                     "strawberry left on the board")
+        elif base_phase == "rest":
+            if s._resting is not None or s._done or s._active is not None:
+                fail("phase rest has no resting, done or active token")
+        else:
+            if s._resting is None:
+                fail(f"phase {base_phase} needs a resting token")
+            if base_phase == "pick" and (s._active is not None or len(s._done) > 1):
+                fail("phase pick has no active token and at most one done token")
+            if base_phase == "hydra" and (s._active is not None or not s._done):
+                fail("phase hydra has no active token and a done (forfeited) token")
+            if base_phase in ("act", "puppet") and (
+                    s._active is None or s._active not in team_tokens or s._active == s._resting
+                    or s._active in s._done or len(s._done) > 1):
+                fail("phase act needs an active token of the team, not resting and not done")
+        if (base_phase == "puppet") != (act.puppet is not None):
+            fail("activation puppet is set exactly in phase puppet")
+        if s._active is not None:
+            me = s._active
+            if s._cell[me] is None:
+                fail("the active token is off the board")
+            if act.bonus != (s._carried[me] >= 1):
+                fail("activation bonus must be true exactly when the active token carries a "
+                     "strawberry")
+            if (act.compel_target is None) != (act.compulsions == 0):
+                fail("activation compel_target is set exactly when compulsions > 0")
+            present = set()
+            for t in range(NUM_CHARACTERS):
+                if s._ids[t] is not None:
+                    present |= s._card(t).abilities
+            for flag, ability in _FLAG_ABILITY.items():
+                if getattr(act, flag) and ability not in present:
+                    fail(f"activation {flag} is set but no character has {ability}")
+            if act.compulsions and AB_COMPEL not in present:
+                fail("activation compulsions > 0 but no character has compulsion")
+            if act.compel_target is not None and act.compel_target == me and \
+                    AB_PUPPETRY not in present:
+                fail("activation compel_target must be another character than the active one")
+            for b in act.ballad:
+                if b == me or b // TEAM_SIZE != me // TEAM_SIZE or not s._has(b, AB_BALLAD):
+                    fail(f"activation ballad lists token {b}, not an allied Bard")
+            for b in act.war_cry:
+                if b // TEAM_SIZE == me // TEAM_SIZE or not s._has(b, AB_WAR_CRY):
+                    fail(f"activation war_cry lists token {b}, not an enemy Bard")
+            for b in act.gaze:
+                if b == me or not s._has(b, AB_GAZE):
+                    fail(f"activation gaze lists token {b}, not a Basilisk")
+            if act.puppet is not None and (act.puppet == me or s._cell[act.puppet] is None):
+                fail("activation puppet must be another character on the board")
+        for t in range(NUM_CHARACTERS):
+            if (s._cell[t] is None) != (t in s._queue) and not terminal:
+                fail(f"token {t} must be off the board exactly when it awaits respawn")
+        for t in range(NUM_TOKENS):
+            if (s._cell[t] is not None and not s._on_own_camp(t)
+                    and not (t < NUM_CHARACTERS and s._wolf[t])
+                    and any(h is not None and manhattan(h, s._cell[t]) == 1 for h in s._hydras)):
+                fail(f"token {t} stands next to a hydra outside its own camp")
+    expected = TERMINAL if terminal else (s._queue[0] // TEAM_SIZE if s._queue else s._team)
     if _as_int(d["current_player"]) != expected or isinstance(d["current_player"], bool):
         fail(f"current_player must be {expected}, got {d['current_player']!r}")
     return s
-
