@@ -1,0 +1,963 @@
+"""Rule tests for Imperial Harvest part 2 (docs/rules/imperial-harvest-part2.md: points 34-66,
+D18-D37 and the binding "Precisions"): the 8 new characters, sentries, card sides, custom and
+drafted teams, interactive setup, random boards.
+
+Every test runs on both implementations: the pure-Python reference (meeple.reference) and the C++
+engine (meeple.load); the engine runs are skipped until the engine has part 2
+(num_distinct_actions() == 491). Positions are hand-built from `new_initial_state().to_dict()` of a
+game with custom teams, edited, and loaded with `state_from_dict`. Unless a test says otherwise the
+hedges are removed (`open_board`) so that the geometry is plain, and one spare strawberry stays on
+0,5. Card numbers (AP, costs, uses, Regent VP, gaze loss) come from characters.json.
+
+Standard board cells used: the central island x, y in 3..6 (no hydra next to it), hydras on 2,2 and
+2,7, the Imperial character camp 8..9 x 0..1, the Raiders' 8..9 x 8..9.
+"""
+import copy
+import importlib
+import importlib.util
+import json
+import pathlib
+import sys
+
+import pytest
+
+IMPLS = ["reference", "engine"]
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+DATA = ROOT / "python" / "meeple" / "data" / "imperial_harvest"
+_CHARS = json.loads((DATA / "characters.json").read_text())
+_TILES = json.loads((DATA / "tiles.json").read_text())
+_BOARDS = json.loads((DATA / "boards.json").read_text())
+CARD_IDS = [c["id"] for c in _CHARS["characters"]]
+DEFAULTS = _CHARS["defaults"]
+
+
+def ability(name, key="ap"):
+    return _CHARS["abilities"][name][key]
+
+
+def card_ap(ident):
+    entry = next(c for c in _CHARS["characters"] if c["id"] == ident)
+    return entry.get("ap", DEFAULTS["ap"])
+
+
+def bonus_ap(ident):
+    entry = next(c for c in _CHARS["characters"] if c["id"] == ident)
+    return dict(DEFAULTS["strawberry"], **entry.get("strawberry", {}))["bonus_ap"]
+
+
+# ---------------------------------------------------------------------------- loading
+
+def _reference_load():
+    try:
+        from meeple.reference import load
+    except Exception:  # noqa: BLE001 - the reference package stands alone
+        path = ROOT / "python/meeple/reference/__init__.py"
+        spec = importlib.util.spec_from_file_location(
+            "meeple_reference_standalone", path, submodule_search_locations=[str(path.parent)])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        load = module.load
+    return load
+
+
+def _engine_has_part2():
+    try:
+        import meeple
+        return meeple.load("imperial_harvest").num_distinct_actions() == 491
+    except Exception:  # noqa: BLE001 - not built or no part 2 yet
+        return False
+
+
+def make_game(impl, **params):
+    if impl == "reference":
+        return _reference_load()("imperial_harvest", **params)
+    from meeple import load
+    return load("imperial_harvest", **params)
+
+
+@pytest.fixture(params=IMPLS)
+def impl(request):
+    if request.param == "engine" and not _engine_has_part2():
+        pytest.skip("the C++ engine has no Imperial Harvest part 2 yet "
+                    "(num_distinct_actions() != 491)")
+    return request.param
+
+
+def plain(value):
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if hasattr(value, "item"):
+        value = value.item()
+    return int(value) if float(value).is_integer() else float(value)
+
+
+def ints(values):
+    return [int(v) for v in values]
+
+
+def legal(state):
+    return {state.action_to_string(a) for a in ints(state.legal_actions())}
+
+
+def do(state, *texts):
+    for text in texts:
+        state.apply_action(state.string_to_action(text))
+    return state
+
+
+def dict_of(state):
+    return plain(state.to_dict())
+
+
+# Team sets (custom `teams`); token numbers per set.
+SET_A = "regent,hound,minotaur/basilisk,nymph,skin_changer"       # 0 regent 1 hound 2 minotaur
+SET_B = "monk,regent,imperial_bard/barbarian,hound,nymph"         # 3 barbarian 4 hound 5 nymph
+SET_C = "puppeteer,ranger,monk/barbarian,nymph,basilisk"          # 0 puppeteer 1 ranger 2 monk
+SET_D = "basilisk,monk,regent/skin_changer,hound,nymph"           # 0 basilisk 3 skin-changer
+SET_E = "minotaur,monk,regent/hound,basilisk,nymph"               # 0 minotaur 3 hound 4 basilisk
+SET_F = "basilisk,monk,regent/imperial_guardian,hound,nymph"      # 3 guardian
+SET_G = "ranger,monk,regent/barbarian,hound,nymph"                # 0 ranger 3 barbarian
+
+
+def default_activation():
+    return {"ap": 0, "face_used": False, "grapple_used": False, "pounce_used": False,
+            "throw_used": False, "charm_used": False, "compulsions": 0, "compel_target": None,
+            "ballad": [], "war_cry": [], "bonus": False, "slither_used": False,
+            "charge_used": False, "charged": False, "lure_used": False, "command_used": False,
+            "sentry_used": False, "sprint_used": False, "retriever_used": False, "free_moves": 0,
+            "gaze": [], "puppet": None}
+
+
+def base(impl, teams, hedges=False, **params):
+    d = dict_of(make_game(impl, teams=teams, **params).new_initial_state())
+    if not hedges:
+        d["hedges"] = []
+    d["strawberries"] = [[0, 5]]
+    return d
+
+
+def put(d, t, x=None, y=None, facing=None, strawberries=None, off=False):
+    ch = d["characters"][t]
+    if off:
+        ch["cell"] = None
+    elif x is not None:
+        ch["cell"] = [x, y]
+    if facing is not None:
+        ch["facing"] = facing
+    if strawberries is not None:
+        ch["strawberries"] = strawberries
+        team = t // 3
+        held = sum(c["strawberries"] for c in d["characters"][3 * team:3 * team + 3])
+        d["plucked"][team] = max(d["plucked"][team], held + d["deposited"][team])
+    return d
+
+
+def acting(d, t, ap, done=(), resting=None, **flags):
+    team = t // 3
+    mates = [u for u in range(3 * team, 3 * team + 3) if u != t and u not in done]
+    d.update(team=team, phase="act", resting=mates[0] if resting is None else resting, active=t,
+             done=sorted(done), current_player=team)
+    act = default_activation()
+    act["ap"] = ap
+    act["bonus"] = d["characters"][t]["strawberries"] >= 1
+    act.update(flags)
+    d["activation"] = act
+    return d
+
+
+def load(impl, d, teams, **params):
+    d["strawberries"].sort(key=lambda c: (c[1], c[0]))
+    return make_game(impl, teams=teams, **params).state_from_dict(copy.deepcopy(d))
+
+
+def tile_hedges(tiles):
+    """An independent tile builder (point 3 + D27): slot -> [face, transform 0..7]."""
+    slots = dict(_TILES["board"]["rect_slots"], **_TILES["board"]["square_slots"])
+    sides = "NESW"
+    delta = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
+    out = set()
+    for slot_name, (face_name, t) in tiles.items():
+        face, slot = _TILES["faces"][face_name], slots[slot_name]
+        for x, y, side in face["hedges"]:
+            w, h = face["size"]
+            for _ in range(t % 4):
+                x, y, side = h - 1 - y, x, sides[(sides.index(side) + 1) % 4]
+                w, h = h, w
+            if t >= 4:
+                y, side = h - 1 - y, {"N": "S", "S": "N"}.get(side, side)
+            ax, ay = slot["origin"][0] + x, slot["origin"][1] + y
+            bx, by = ax + delta[side][0], ay + delta[side][1]
+            if 0 <= bx < 10 and 0 <= by < 10:
+                a, b = sorted([(ax, ay), (bx, by)], key=lambda c: (c[1], c[0]))
+                out.add((a, b))
+    return out
+
+
+def hedge_set(d):
+    return {(tuple(a), tuple(b)) for a, b in d["hedges"]}
+
+
+# ============================================================================ parameters
+
+def test_parameters_defaults_and_sizes(impl):
+    game = make_game(impl)
+    assert plain(game.parameters()) == {"board": "standard", "board_seed": 0, "sides": "basic",
+                                        "teams": "first_game", "setup": "fixed",
+                                        "characters": None}
+    assert game.num_distinct_actions() == 491
+    assert tuple(game.observation_shape()) == (2131,)
+    state = game.new_initial_state()
+    assert len(state.observation_tensor()) == 2131
+    assert dict_of(state)["regent_vp"] == [0, 0]
+    assert dict_of(state)["sentries"] == [None, None]
+
+
+@pytest.mark.parametrize("params, words", [
+    ({"board": "moon"}, ["standard", "random"]),
+    ({"sides": "golden"}, ["basic", "advanced"]),
+    ({"setup": "later"}, ["fixed", "interactive"]),
+    ({"teams": "monk,regent"}, ["first_game", "draft"]),
+    ({"teams": "monk,regent,wizard/barbarian,hound,nymph"}, ["wizard"]),
+    ({"teams": "monk,regent,monk/barbarian,hound,nymph"}, ["monk"]),
+    ({"teams": "imperial_bard,puppeteer,monk/barbarian,hound,nymph"}, ["imperial_bard", "puppeteer"]),
+    ({"teams": "monk,regent,imperial_bard/barbarian,minotaur,nymph"}, ["barbarian", "minotaur"]),
+    ({"board_seed": -1}, ["board_seed"]),
+])
+def test_parameter_validation_names_the_problem(impl, params, words):
+    with pytest.raises(ValueError) as info:
+        make_game(impl, **params)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_custom_teams_token_order_and_fixed_setup(impl):
+    d = dict_of(make_game(impl, teams=SET_B).new_initial_state())
+    assert [c["id"] for c in d["characters"]] == SET_B.replace("/", ",").split(",")
+    # point 5: start spaces in slot order, facing the centre; D19: factions ignored
+    assert [c["cell"] for c in d["characters"]] == [[8, 0], [9, 0], [9, 1], [9, 8], [8, 9], [9, 9]]
+    assert [c["facing"] for c in d["characters"]] == ["s", "s", "w", "w", "n", "n"]
+    assert d["regent_vp"] == [ability("point_of_order", "vp"), 0]
+    state = make_game(impl, teams=SET_B).new_initial_state()
+    assert state.vp(0) == ability("point_of_order", "vp") and state.vp(1) == 0
+    assert legal(state) == {"rest monk", "rest regent", "rest bard"}
+
+
+def test_sides_advanced_override_from_a_user_table(impl):
+    table = copy.deepcopy(_CHARS)
+    monk = next(c for c in table["characters"] if c["id"] == "monk")
+    monk["advanced"] = {"ap": card_ap("monk") + 2}
+    table["abilities"]["plant"]["advanced"] = {"uses_per_game": 1}
+    aps = {}
+    for sides, uses in (("basic", ability("plant", "uses_per_game")), ("advanced/basic", 1),
+                        ("basic/advanced", ability("plant", "uses_per_game"))):
+        game = make_game(impl, characters=table, sides=sides)
+        state = game.new_initial_state()
+        assert dict_of(state)["characters"][0]["uses_left"] == uses
+        do(state, "rest bard", "activate monk")   # (the resting Bard's Ballad applies to all)
+        aps[sides] = dict_of(state)["activation"]["ap"]
+    assert aps["advanced/basic"] == aps["basic"] + 2 and aps["basic/advanced"] == aps["basic"]
+    obs = [float(v) for v in make_game(impl, characters=table, sides="advanced/basic")
+           .new_initial_state().observation_tensor(1)]
+    assert obs[1900 + 168 + 22:1900 + 168 + 24] == [0.0, 1.0]   # own side, enemy side advanced
+    assert plain(make_game(impl, sides="basic/basic").parameters())["sides"] == "basic"
+
+
+def test_random_boards_are_reproducible_from_board_seed(impl):
+    a = make_game(impl, board="random", board_seed=12345)
+    b = make_game(impl, board="random", board_seed=12345)
+    c = make_game(impl, board="random", board_seed=54321)
+    assert plain(a.parameters())["board"] == "random" and plain(a.parameters())["board_seed"] == 12345
+    da, db, dc = (dict_of(g.new_initial_state()) for g in (a, b, c))
+    assert da == db
+    assert da["tiles"] != dc["tiles"]
+    # the hedges are the tile builder's
+    assert hedge_set(da) == tile_hedges(da["tiles"])
+    try:
+        from meeple.imperial_harvest import Board
+    except Exception:  # noqa: BLE001 - the Board class needs the compiled package
+        return
+    record = Board.random(12345).to_dict()
+    assert da["tiles"] == record["tiles"]
+    assert da["bridges"] == sorted(record["bridges"], key=lambda c: (c[1], c[0]))
+    assert sorted(da["hedges"]) == sorted(record["hedges"])
+
+
+# ============================================================================ Aura, Changeling
+
+def test_aura_blocks_active_abilities_only(impl):
+    d = acting(put(put(base(impl, SET_A), 2, 4, 4, "e"), 4, 4, 5, "n"), 2, 3)
+    d["hedges"] = [[[4, 4], [4, 5]]]  # the Aura ignores hedges
+    state = load(impl, d, SET_A)
+    moves = {"move n", "move e", "move w"}
+    assert moves <= legal(state)
+    assert not {a for a in legal(state) if a.split()[0] in ("flip", "horns", "charge")}
+    put(d, 4, 6, 6)  # Nymph two cells away: no Aura
+    assert "flip" in legal(load(impl, d, SET_A))
+
+
+def test_aura_passives_still_work_and_agility_is_not_blocked(impl):
+    # The Puppeteer (Agility) under an enemy Nymph's Aura keeps its diagonal moves.
+    d = acting(put(put(base(impl, SET_C), 0, 4, 4, "e"), 4, 4, 5, "n"), 0, 3)
+    state = load(impl, d, SET_C)
+    assert {"move ne", "move nw"} <= legal(state)
+    assert not [a for a in legal(state) if a.split()[0] in ("vent", "puppet")]
+
+
+def test_changeling_borrows_from_her_cell_team_and_the_lenders_uses(impl):
+    d = base(impl, SET_B)
+    put(d, 5, 4, 4, "n")        # Nymph (raiders) active
+    put(d, 0, 4, 3, "s")        # Monk (imperial) adjacent: grapple, pounce, plant
+    put(d, 3, 3, 4, "e")        # Barbarian (ally) adjacent: axe, chop, throw
+    acting(d, 5, 3)
+    state = load(impl, d, SET_B)
+    options = legal(state)
+    assert "grapple 4,3 3,3" in options           # offset from the Nymph's cell
+    assert "plant s" in options and "pounce se" in options
+    assert "axe 4,3" in options                   # the Monk is her enemy
+    assert "axe 3,4" not in options               # her ally
+    uses = d["characters"][0]["uses_left"]
+    do(state, "plant s")
+    after = dict_of(state)
+    assert after["characters"][0]["uses_left"] == uses - 1 and after["hedges_planted"] == 1
+    assert [[4, 4], [4, 5]] in after["hedges"]
+    assert after["activation"]["ap"] == 3 - ability("plant")
+    do(state, "grapple 4,3 3,3")
+    after = dict_of(state)
+    assert after["characters"][0]["cell"] == [3, 3] and after["activation"]["grapple_used"]
+    assert after["activation"]["ap"] == 3 - ability("plant") - ability("grapple")
+
+
+def test_changeling_cannot_borrow_puppetry(impl):
+    d = base(impl, SET_C)
+    put(d, 4, 4, 4, "n")        # Nymph (raiders)
+    put(d, 0, 4, 3, "s")        # Puppeteer adjacent (under her Aura: does not matter)
+    put(d, 2, 5, 4, "w")        # Monk adjacent
+    acting(d, 4, 3)
+    options = legal(load(impl, d, SET_C))
+    assert not [a for a in options if a.startswith("puppet")]
+    assert [a for a in options if a.startswith("vent")]   # Ventriloquism is borrowable
+    assert "grapple 4,3 3,3" in options
+
+
+# ============================================================================ Puppetry
+
+def test_puppetry_acts_from_the_puppet_and_the_puppeteer_pays(impl):
+    d = base(impl, SET_C)
+    put(d, 0, 4, 4, "n")        # Puppeteer active
+    put(d, 3, 5, 5, "w")        # Barbarian (enemy) 2 steps away
+    put(d, 2, 6, 5, "n")        # Monk (imperial) next to the Barbarian
+    put(d, 1, 1, 4, "s")        # Ranger far away
+    acting(d, 0, 3)
+    state = load(impl, d, SET_C)
+    assert "puppet 5,5" in legal(state)
+    do(state, "puppet 5,5")
+    mid = dict_of(state)
+    assert mid["phase"] == "puppet" and mid["activation"]["puppet"] == 3
+    assert mid["activation"]["ap"] == 3
+    options = legal(state)
+    assert "end" not in options and "axe 6,5" in options
+    assert not [a for a in options if a.startswith("move")]
+    do(state, "axe 6,5")        # the puppet attacks its own enemies
+    after = dict_of(state)
+    assert after["characters"][2]["cell"] is None
+    assert after["activation"]["ap"] == 3 - ability("battle_axe")
+    assert after["activation"]["puppet"] is None
+    assert after["phase"] == "respawn" and after["resume_phase"] == "act"
+
+
+def test_puppetry_targets(impl):
+    d = base(impl, SET_C)
+    put(d, 0, 4, 4, "n")
+    put(d, 3, 6, 6, "w")        # 4 steps away: too far
+    put(d, 2, 6, 5, "n")
+    acting(d, 0, 3)
+    assert not [a for a in legal(load(impl, d, SET_C)) if a.startswith("puppet 6,6")]
+    put(d, 3, 5, 5)
+    put(d, 4, 5, 6, "n")        # the Nymph next to the Barbarian: under her Aura, not a puppet
+    assert "puppet 5,5" not in legal(load(impl, d, SET_C))
+
+
+# ============================================================================ Territorial
+
+def test_territorial_steps_and_diagonal_middle_cell(impl):
+    d = base(impl, SET_B)
+    put(d, 4, 5, 4, "n")        # Hound (raiders)
+    put(d, 2, 4, 4, "n")        # imperial Bard (Agility), an enemy of the Hound
+    acting(d, 2, 3)
+    state = load(impl, d, SET_B)
+    assert "move e" not in legal(state)
+    assert "move ne" in legal(state)            # via 4,3
+    d["hedges"] = [[[4, 3], [4, 4]]]            # only the route through the Hound's cell is left
+    assert "move ne" not in legal(load(impl, d, SET_B))
+    # allies pass as usual
+    d2 = acting(put(put(base(impl, SET_B), 4, 5, 4, "n"), 3, 4, 4, "n"), 3, 3)
+    assert "move e" in legal(load(impl, d2, SET_B))
+
+
+def test_territorial_grapple_landing(impl):
+    d = base(impl, SET_B)
+    put(d, 4, 5, 4, "n")        # Hound (raiders)
+    put(d, 0, 4, 4, "n")        # Monk
+    put(d, 2, 4, 3, "n")        # imperial Bard next to the Monk
+    put(d, 3, 3, 4, "n")        # Barbarian next to the Monk
+    acting(d, 0, 3)
+    options = legal(load(impl, d, SET_B))
+    assert "grapple 4,3 5,4" not in options      # an enemy of the Hound
+    assert "grapple 3,4 5,4" in options          # an ally of the Hound
+
+
+# ============================================================================ Regent, sentries
+
+def test_sentry_placement_limits(impl):
+    d = acting(put(base(impl, SET_A), 0, 4, 4, "n"), 0, 3)
+    state = load(impl, d, SET_A)
+    options = legal(state)
+    assert {f"sentry {dd} {f}" for dd in "nesw" for f in "nesw"} <= options
+    do(state, "sentry e n")
+    after = dict_of(state)
+    assert after["sentries"] == [{"cell": [5, 4], "facing": "n"}, None]
+    assert after["activation"]["ap"] == 3 - ability("sentry") and after["activation"]["sentry_used"]
+    assert not [a for a in legal(state) if a.startswith("sentry")]   # once per activation
+    d["sentries"] = [{"cell": [5, 4], "facing": "n"}, {"cell": [3, 4], "facing": "s"}]
+    state = load(impl, d, SET_A)
+    assert not [a for a in legal(state) if a.startswith("sentry")]   # at most 2 on the board
+    assert "move e" in legal(state)      # a sentry is a token: sharing needs AP left
+    assert "axe" not in " ".join(legal(state))
+
+
+def test_sentry_attack_and_regent_vp(impl):
+    vp = ability("point_of_order", "vp")
+    d = base(impl, SET_A)
+    put(d, 0, 4, 4, "n")
+    put(d, 5, 5, 3, "w")        # Skin-Changer (enemy) north of the sentry's cell
+    acting(d, 0, 3)
+    state = load(impl, d, SET_A)
+    do(state, "sentry e n")     # placed facing it: attacks at once
+    after = dict_of(state)
+    assert after["characters"][5]["cell"] is None and after["respawn_queue"] == [5]
+    assert after["regent_vp"] == [vp, 0]
+    # Facing away: no attack.
+    state = load(impl, d, SET_A)
+    do(state, "sentry e s")
+    assert dict_of(state)["characters"][5]["cell"] == [5, 3]
+    # Poison Blood: a sentry defeating the Basilisk is defeated; the Regent loses a VP.
+    put(d, 5, 0, 4)
+    put(d, 3, 5, 3, "w")
+    state = load(impl, d, SET_A)
+    do(state, "sentry e n")
+    after = dict_of(state)
+    assert after["characters"][3]["cell"] is None
+    assert after["sentries"] == [None, None]
+    assert after["regent_vp"] == [vp - 1, 0]
+    assert state.vp(0) == vp - 1
+
+
+def test_regent_vp_not_below_zero_and_regent_defeat(impl):
+    d = base(impl, SET_A)
+    put(d, 0, 4, 4, "n")        # Regent
+    put(d, 5, 4, 3, "s")        # Skin-Changer (Feral), enemy, active
+    d["regent_vp"] = [1, 0]
+    acting(d, 5, 3)
+    state = load(impl, d, SET_A)
+    do(state, "move s")         # enters the Regent's cell: Feral defeats it
+    after = dict_of(state)
+    assert after["characters"][0]["cell"] is None and after["regent_vp"] == [0, 0]
+
+
+def test_command(impl):
+    d = base(impl, SET_A)
+    put(d, 0, 4, 4, "n")
+    put(d, 1, 6, 6, "n")        # Hound, an ally anywhere
+    acting(d, 0, 3)
+    state = load(impl, d, SET_A)
+    options = legal(state)
+    assert {"command 6,6 n", "command 6,6 w"} <= options
+    assert not [a for a in options if a.startswith("command 4,4")]
+    do(state, "command 6,6 n")
+    after = dict_of(state)
+    assert after["characters"][1]["cell"] == [6, 5] and after["activation"]["command_used"]
+    assert after["activation"]["ap"] == 3 - ability("command")
+    assert not [a for a in legal(state) if a.startswith("command")]
+
+
+# ============================================================================ Skin-Changer
+
+def test_wolf_form_against_hydras_and_cleared_at_turn_end(impl):
+    d = base(impl, SET_A)
+    put(d, 5, 1, 3, "n")        # Skin-Changer (raiders) next to 1,2, a hydra's neighbour
+    acting(d, 5, 3, done=[3])
+    state = load(impl, d, SET_A)
+    do(state, "move n")
+    assert dict_of(state)["characters"][5]["cell"] is None
+    state = load(impl, d, SET_A)
+    do(state, "wolf", "move n")
+    after = dict_of(state)
+    assert after["characters"][5]["cell"] == [1, 2] and after["characters"][5]["wolf_form"]
+    assert after["activation"]["ap"] == 3 - ability("wolf_form") - 1
+    do(state, "end")            # the turn ends: Wolf Form ends, the hydra defeats it
+    after = dict_of(state)
+    assert after["characters"][5]["cell"] is None and not after["characters"][5]["wolf_form"]
+    assert after["phase"] == "respawn" and after["resume_phase"] == "rest"
+    assert after["team"] == 0 and after["current_player"] == 1
+
+
+def test_feral_defeats_enemies_on_its_cell(impl):
+    d = base(impl, SET_A)
+    put(d, 5, 4, 4, "n")        # Skin-Changer (raiders)
+    put(d, 2, 4, 3, "s")        # Minotaur (imperial) active steps onto it
+    acting(d, 2, 3)
+    state = load(impl, d, SET_A)
+    do(state, "move s")
+    assert dict_of(state)["characters"][2]["cell"] is None
+
+
+def test_sprint_free_moves(impl):
+    d = acting(put(base(impl, SET_A), 5, 4, 4, "n"), 5, 3)
+    state = load(impl, d, SET_A)
+    do(state, "sprint")
+    act = dict_of(state)["activation"]
+    assert act["free_moves"] == 3 and act["ap"] == 3 - ability("sprint")
+    assert "sprint" not in legal(state)
+    do(state, "move e", "move e", "move s")
+    act = dict_of(state)["activation"]
+    assert act["free_moves"] == 0 and act["ap"] == 3 - ability("sprint")
+    do(state, "move w")
+    assert dict_of(state)["activation"]["ap"] == 3 - ability("sprint") - 1
+
+
+# ============================================================================ Basilisk
+
+def test_poison_blood_against_an_adjacent_attacker(impl):
+    d = base(impl, SET_E)
+    put(d, 0, 4, 4, "e")        # Minotaur
+    put(d, 4, 5, 4, "w")        # Basilisk (raiders)
+    acting(d, 0, 3)
+    state = load(impl, d, SET_E)
+    do(state, "horns 5,4")
+    after = dict_of(state)
+    assert after["characters"][0]["cell"] is None and after["characters"][4]["cell"] is None
+    assert after["respawn_queue"] == [0, 4]
+
+
+def test_poison_blood_spares_a_distant_attacker_and_own_camp(impl):
+    d = base(impl, "basilisk,monk,regent/barbarian,hound,nymph")
+    put(d, 3, 4, 4, "e")        # Barbarian
+    put(d, 0, 6, 4, "w")        # Basilisk 2 away in its LOS
+    acting(d, 3, 3)
+    state = load(impl, d, "basilisk,monk,regent/barbarian,hound,nymph")
+    do(state, "throw 6,4")
+    after = dict_of(state)
+    assert after["characters"][0]["cell"] is None and after["characters"][3]["cell"] == [4, 4]
+
+
+def test_poison_blood_against_feral(impl):
+    d = base(impl, SET_D)
+    put(d, 0, 5, 4, "w")        # Basilisk (imperial)
+    put(d, 3, 4, 4, "e")        # Skin-Changer steps onto it
+    acting(d, 3, 3)
+    state = load(impl, d, SET_D)
+    do(state, "move e")
+    after = dict_of(state)
+    assert after["characters"][0]["cell"] is None and after["characters"][3]["cell"] is None
+    assert after["respawn_queue"] == [0, 3]
+    assert after["regent_vp"] == [ability("point_of_order", "vp") - 1, 0]
+
+
+def test_poison_blood_removes_a_hydra(impl):
+    d = base(impl, SET_D)
+    put(d, 0, 1, 3, "n")        # Basilisk moves next to hydra 1 (2,2)
+    acting(d, 0, 3, done=[1])
+    state = load(impl, d, SET_D)
+    do(state, "move n")
+    after = dict_of(state)
+    assert after["hydras"] == [None, [2, 7]] and after["characters"][0]["cell"] is None
+    do(state, "respawn 8,0")
+    assert not [a for a in legal(state) if a.startswith("hydra 1")]
+
+
+def test_slither(impl):
+    d = acting(put(base(impl, SET_D), 0, 4, 4, "n"), 0, 3)
+    d["hedges"] = [[[4, 4], [5, 4]]]
+    state = load(impl, d, SET_D)
+    assert "slither e" in legal(state) and "slither n" not in legal(state)
+    do(state, "slither e")
+    after = dict_of(state)
+    assert after["characters"][0]["cell"] == [5, 4] and after["activation"]["slither_used"]
+    assert after["activation"]["ap"] == 3 - ability("slither")
+    assert not [a for a in legal(state) if a.startswith("slither")]
+
+
+def test_petrifying_gaze_once_per_activation(impl):
+    loss = ability("petrifying_gaze", "ap_loss")
+    d = base(impl, SET_F)
+    put(d, 0, 3, 4, "e")        # Basilisk looks east along row 4
+    put(d, 1, 4, 3, "n")        # the Monk, its ally (D23: allies too)
+    acting(d, 1, 5)
+    state = load(impl, d, SET_F)
+    do(state, "move s")
+    after = dict_of(state)
+    assert after["activation"]["ap"] == 5 - 1 - loss and after["activation"]["gaze"] == [0]
+    do(state, "move n", "move s")
+    assert dict_of(state)["activation"]["ap"] == 5 - 1 - loss - 2
+
+
+def test_petrifying_gaze_and_tower_shield(impl):
+    loss = ability("petrifying_gaze", "ap_loss")
+    d = base(impl, SET_F)
+    put(d, 0, 3, 4, "e")
+    put(d, 3, 4, 3, "w")        # imperial guardian (raiders) facing the Basilisk's column side
+    acting(d, 3, 3)
+    state = load(impl, d, SET_F)
+    do(state, "move s")         # now at 4,4 facing west: the shield faces the Basilisk
+    assert dict_of(state)["activation"]["ap"] == 2 and dict_of(state)["activation"]["gaze"] == []
+    put(d, 3, facing="e")
+    state = load(impl, d, SET_F)
+    do(state, "move s")
+    assert dict_of(state)["activation"]["ap"] == max(0, 3 - 1 - loss)
+
+
+# ============================================================================ Hound
+
+def test_retriever_free_move(impl):
+    d = base(impl, SET_B)
+    put(d, 4, 4, 4, "n")
+    d["strawberries"] = [[0, 5], [4, 4]]
+    acting(d, 4, 1)
+    state = load(impl, d, SET_B)
+    do(state, "pluck")
+    act = dict_of(state)["activation"]
+    ap = 1 - 1 + bonus_ap("hound")
+    assert act["free_moves"] == 1 and act["retriever_used"] and act["ap"] == ap
+    do(state, "move e")
+    act = dict_of(state)["activation"]
+    assert act["free_moves"] == 0 and act["ap"] == ap
+
+
+def test_free_moves_count_for_the_sharing_rule(impl):
+    d = base(impl, SET_B)
+    put(d, 4, 4, 4, "n")
+    put(d, 5, 5, 4, "n")        # an ally on the east cell
+    acting(d, 4, 0, free_moves=1)
+    assert "move e" not in legal(load(impl, d, SET_B)) and "move w" in legal(load(impl, d, SET_B))
+    d["activation"]["free_moves"] = 2
+    assert "move e" in legal(load(impl, d, SET_B))
+
+
+def test_bite_drop_rules(impl):
+    d = base(impl, SET_B)
+    put(d, 4, 4, 4, "e")        # Hound (raiders)
+    put(d, 0, 5, 4, "n", strawberries=2)   # Monk carrying 2
+    acting(d, 4, 3)
+    state = load(impl, d, SET_B)
+    vp = state.vp(0)
+    plucked = dict_of(state)["plucked"]
+    do(state, "bite 5,4 e")
+    after = dict_of(state)
+    assert after["characters"][0]["cell"] == [6, 4] and after["characters"][0]["strawberries"] == 1
+    assert [5, 4] in after["strawberries"] and after["plucked"] == plucked
+    assert state.vp(0) == vp - 1
+    assert after["activation"]["ap"] == 3 - ability("bite")
+    # a strawberry already there: the dropped one leaves the game
+    d["strawberries"] = [[0, 5], [5, 4]]
+    state = load(impl, d, SET_B)
+    do(state, "bite 5,4 s")
+    after = dict_of(state)
+    assert after["strawberries"] == [[5, 4], [0, 5]] or after["strawberries"] == [[0, 5], [5, 4]]
+    assert after["characters"][0]["strawberries"] == 1 and after["characters"][0]["cell"] == [5, 5]
+    # none carried: still legal, only the step
+    put(d, 0, strawberries=0)
+    state = load(impl, d, SET_B)
+    assert "bite 5,4 n" in legal(state)
+    assert not [a for a in legal(state) if a.startswith("bite 4,4")]
+
+
+# ============================================================================ Minotaur
+
+def test_charge_then_free_horns(impl):
+    d = base(impl, SET_E)
+    put(d, 0, 3, 4, "e")        # Minotaur
+    put(d, 3, 6, 4, "w")        # Hound 3 cells east
+    acting(d, 0, 3)
+    state = load(impl, d, SET_E)
+    do(state, "charge")
+    after = dict_of(state)
+    assert after["characters"][0]["cell"] == [5, 4]
+    assert after["activation"]["charged"] and after["activation"]["charge_used"]
+    ap = 3 - ability("charge")
+    assert after["activation"]["ap"] == ap
+    do(state, "horns 6,4")
+    after = dict_of(state)
+    assert after["activation"]["ap"] == ap - ability("horns", "ap_when_charging")
+    assert not after["activation"]["charged"] and after["characters"][3]["cell"] is None
+
+
+def test_charge_needs_an_enemy_at_distance_two(impl):
+    d = base(impl, SET_E)
+    put(d, 0, 3, 4, "e")
+    put(d, 3, 4, 4, "w")        # adjacent: no charge
+    acting(d, 0, 3)
+    assert "charge" not in legal(load(impl, d, SET_E))
+    put(d, 3, 6, 4)
+    put(d, 1, 5, 4, "n")        # an ally first in the ray
+    assert "charge" not in legal(load(impl, d, SET_E))
+
+
+@pytest.mark.parametrize("facing, expected", [("n", ["S1a", 5]), ("s", ["S1a", 5]),
+                                              ("e", ["S1a", 7]), ("w", ["S1a", 7])])
+def test_flip_square_tile(impl, facing, expected):
+    d = base(impl, SET_E, hedges=True)
+    assert d["tiles"]["iTR"] == ["S1b", 1]
+    put(d, 0, 5, 3, facing)
+    acting(d, 0, 3)
+    state = load(impl, d, SET_E)
+    do(state, "flip")
+    after = dict_of(state)
+    assert after["tiles"]["iTR"] == expected
+    assert hedge_set(after) == tile_hedges(after["tiles"])
+    assert after["activation"]["ap"] == 3 - ability("master_of_the_labyrinth")
+
+
+@pytest.mark.parametrize("facing, expected", [("n", ["L6b", 7]), ("e", ["L6b", 5])])
+def test_flip_rectangular_tile_and_keeps_other_hedges(impl, facing, expected):
+    d = base(impl, SET_E, hedges=True)
+    assert d["tiles"]["T1"] == ["L6a", 3]
+    d["hedges"].append([[8, 4], [9, 4]])   # a hedge that is no tile's: kept
+    d["hedges"].sort()
+    put(d, 0, 3, 0, facing)
+    acting(d, 0, 3)
+    state = load(impl, d, SET_E)
+    do(state, "flip")
+    after = dict_of(state)
+    assert after["tiles"]["T1"] == expected
+    assert hedge_set(after) == tile_hedges(after["tiles"]) | {((8, 4), (9, 4))}
+    assert after["hedges_planted"] == 0
+
+
+def test_flip_only_on_garden_tiles_with_tiles(impl):
+    d = acting(put(base(impl, SET_E, hedges=True), 0, 8, 0, "s"), 0, 3)   # camp cell
+    assert "flip" not in legal(load(impl, d, SET_E))
+    d2 = acting(put(base(impl, SET_E, board="symmetric"), 0, 5, 3, "n"), 0, 3)
+    assert d2["tiles"] is None
+    assert "flip" not in legal(load(impl, d2, SET_E, board="symmetric"))
+
+
+# ============================================================================ Nymph
+
+def test_alluring_gaze(impl):
+    d = base(impl, SET_C)
+    put(d, 4, 4, 6, "n")        # Nymph looks north
+    put(d, 2, 4, 3, "s")        # Monk 3 cells away
+    acting(d, 4, 3)
+    state = load(impl, d, SET_C)
+    assert {"lure 4,3 1", "lure 4,3 2"} <= legal(state)
+    do(state, "lure 4,3 2")
+    after = dict_of(state)
+    assert after["characters"][2]["cell"] == [4, 5] and after["activation"]["lure_used"]
+    assert after["activation"]["ap"] == 3 - ability("alluring_gaze")
+
+
+# ============================================================================ Ranger
+
+def test_camouflage(impl):
+    d = base(impl, SET_G)
+    put(d, 0, 4, 4, "n")        # Ranger
+    put(d, 3, 5, 4, "w")        # Barbarian
+    acting(d, 3, 3)
+    assert "axe 4,4" in legal(load(impl, d, SET_G))
+    d["hedges"] = [[[4, 4], [4, 5]]]
+    assert "axe 4,4" not in legal(load(impl, d, SET_G))
+
+
+def test_silent_sentinel(impl):
+    d = base(impl, SET_G)
+    put(d, 0, 3, 4, "e")        # Ranger looks east at the Monk
+    put(d, 1, 4, 4, "n")
+    put(d, 3, 4, 5, "n")        # Barbarian next to the Monk (not to the Ranger)
+    acting(d, 3, 3)
+    assert "axe 4,4" not in legal(load(impl, d, SET_G))
+    put(d, 0, facing="w")
+    assert "axe 4,4" in legal(load(impl, d, SET_G))
+    # D32: not the Ranger itself
+    put(d, 0, 3, 4, "s")
+    put(d, 3, 3, 5, "n")
+    assert "axe 3,4" in legal(load(impl, d, SET_G))
+
+
+def test_archer(impl):
+    d = base(impl, SET_G)
+    put(d, 0, 4, 4, "e")
+    put(d, 3, 6, 4, "w")
+    acting(d, 0, 3)
+    state = load(impl, d, SET_G)
+    assert "archer 6,4" in legal(state)
+    do(state, "archer 6,4")
+    assert dict_of(state)["activation"]["ap"] == 3 - ability("archer")
+    put(d, 0, 3, 5, "e")        # 3 cells away: out of range
+    put(d, 3, 6, 5, "w")
+    assert "archer 6,5" not in legal(load(impl, d, SET_G))
+
+
+# ============================================================================ Puppeteer
+
+def test_ventriloquism(impl):
+    d = base(impl, SET_C)
+    put(d, 0, 4, 4, "n")
+    put(d, 3, 6, 5, "n")        # 3 steps away
+    acting(d, 0, 3)
+    state = load(impl, d, SET_C)
+    assert "vent 6,5 n" in legal(state)
+    do(state, "vent 6,5 n")
+    after = dict_of(state)
+    assert after["characters"][3]["cell"] == [6, 4]
+    assert after["activation"]["ap"] == 3 - ability("ventriloquism")
+
+
+# ============================================================================ drafting and setup
+
+def test_drafting_legality(impl):
+    game = make_game(impl, teams="draft")
+    state = game.new_initial_state()
+    d = dict_of(state)
+    assert d["phase"] == "draft" and d["setup_step"] == 0 and state.current_player() == 0
+    assert [c["id"] for c in d["characters"]] == [None] * 6
+    assert legal(state) == {f"draft {i}" for i in CARD_IDS}
+    do(state, "draft barbarian")
+    assert state.current_player() == 1 and "draft barbarian" not in legal(state)
+    do(state, "draft regent")
+    assert dict_of(state)["regent_vp"] == [0, ability("point_of_order", "vp")]
+    # Imperial has a warrior: no other warrior
+    assert not {"draft skin_changer", "draft minotaur"} & legal(state)
+    do(state, "draft monk", "draft hound", "draft nymph")
+    assert {"draft sorceress", "draft basilisk"} <= legal(state)
+    do(state, "draft basilisk")
+    d = dict_of(state)
+    assert [c["id"] for c in d["characters"]] == ["barbarian", "monk", "nymph", "regent", "hound",
+                                                   "basilisk"]
+    assert d["phase"] == "rest" and d["setup_step"] == 0 and d["round"] == 1
+    assert [c["cell"] for c in d["characters"]] == [[8, 0], [9, 0], [9, 1], [9, 8], [8, 9], [9, 9]]
+    assert d["characters"][0]["uses_left"] == ability("chop", "uses_per_game")
+
+
+def test_interactive_setup_orders_and_automatic_hydras_and_strawberries(impl):
+    game = make_game(impl, setup="interactive")
+    state = game.new_initial_state()
+    d = dict_of(state)
+    assert d["phase"] == "bridges" and d["bridges"] == [] and d["camps"] == {}
+    assert d["hydras"] == [None, None] and d["strawberries"] == []
+    assert "bridge 3,2" not in legal(state)        # hedge 3,2|3,3 closes that spot
+    assert "bridge 2,2" not in legal(state)
+    players = []
+    for text in ("bridge 5,2", "bridge 2,3", "bridge 7,6", "bridge 2,6"):
+        players.append(state.current_player())
+        do(state, text)
+        assert "bridge 6,2" not in legal(state)    # one bridge per moat tile
+    assert players == [0, 1, 1, 0]
+    d = dict_of(state)
+    assert d["phase"] == "camps" and d["bridges"] == [[5, 2], [2, 3], [2, 6], [7, 6]]
+    assert legal(state) == {f"camp {k} {c}" for k in ("imperial_character", "imperial_strawberry")
+                            for c in ("top_left", "top_right", "bottom_left", "bottom_right")}
+    do(state, "camp imperial_strawberry top_right")
+    assert state.current_player() == 1
+    do(state, "camp raiders_character bottom_left", "camp raiders_strawberry bottom_right")
+    assert legal(state) == {"camp imperial_character top_left"}
+    do(state, "camp imperial_character top_left")
+    d = dict_of(state)
+    assert d["phase"] == "placement" and d["setup_step"] == 0
+    assert d["hydras"] == [[7, 2], [7, 7]]
+    marked = _BOARDS["boards"]["standard"]["strawberries"][:12]
+    expected = sorted(marked + [[6, 3], [6, 6]], key=lambda c: (c[1], c[0]))
+    assert d["strawberries"] == expected
+    # placement: I0, R0, I1, R1, I2, R2; never the insignia (1,1 for top_left)
+    order = []
+    assert not [a for a in legal(state) if a.startswith("place 1,1")]
+    assert len(legal(state)) == 12
+    for text in ("place 0,0 s", "place 0,8 n", "place 1,0 e", "place 0,9 e", "place 0,1 s",
+                 "place 1,9 e"):
+        assert not [a for a in legal(state) if a.startswith("place 1,8")]   # the insignia
+        order.append(state.current_player())
+        do(state, text)
+    assert order == [0, 1, 0, 1, 0, 1]
+    d = dict_of(state)
+    assert d["phase"] == "rest" and d["team"] == 0 and d["round"] == 1
+    assert [c["cell"] for c in d["characters"]] == [[0, 0], [1, 0], [0, 1], [0, 8], [0, 9], [1, 9]]
+    assert [c["facing"] for c in d["characters"]] == ["s", "e", "s", "n", "e", "e"]
+
+
+def test_setup_state_round_trips(impl):
+    game = make_game(impl, teams="draft", setup="interactive")
+    state = game.new_initial_state()
+    for text in ("draft regent", "draft nymph", "draft hound"):
+        do(state, text)
+        d = dict_of(state)
+        assert plain(game.state_from_dict(copy.deepcopy(d)).to_dict()) == d
+    d = dict_of(state)
+    assert d["characters"][0]["id"] == "regent" and d["characters"][3]["id"] == "nymph"
+    assert d["characters"][2] == {"id": None, "cell": None, "facing": "n", "strawberries": 0,
+                                  "uses_left": None, "wolf_form": False}
+
+
+# ============================================================================ observation
+
+def test_observation_layout(impl):
+    game = make_game(impl, teams=SET_A)
+    state = game.new_initial_state()
+    obs = [float(v) for v in state.observation_tensor(0)]
+    assert len(obs) == 2131
+    char_base = 1900
+    card = obs[char_base + 12:char_base + 26]
+    assert card == [1.0 if i == "regent" else 0.0 for i in CARD_IDS]
+    glob = 1900 + 168
+    assert obs[glob + 2] == ability("point_of_order", "vp")          # VP own includes Regent VP
+    assert obs[glob + 18:glob + 20] == [ability("point_of_order", "vp"), 0.0]
+    assert obs[glob + 20:glob + 22] == [1.0, 1.0]                      # hydras alive
+    draft = obs[2131 - 14:]
+    assert draft == [0.0 if i in SET_A.replace("/", ",").split(",") else 1.0 for i in CARD_IDS]
+    assert obs[glob + 6] == 1.0                                        # phase rest
+
+
+# ============================================================================ random games
+
+@pytest.mark.parametrize("params", [{"teams": "draft", "setup": "interactive"},
+                                    {"teams": "draft", "board": "random", "board_seed": 7},
+                                    {"teams": SET_C, "setup": "interactive", "board": "random",
+                                     "board_seed": 99}])
+def test_random_games_invariants(impl, params):
+    import random
+    game = make_game(impl, **params)
+    rng = random.Random(11)
+    for _ in range(6):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            options = ints(state.legal_actions())
+            assert options and options == sorted(set(options))
+            action = rng.choice(options)
+            if rng.random() < 0.15:
+                d = dict_of(state)
+                assert dict_of(game.state_from_dict(json.loads(json.dumps(d)))) == d
+                assert len(state.observation_tensor()) == 2131
+                assert int(state.string_to_action(state.action_to_string(action))) == action
+            state.apply_action(action)
+            assert state.move_number() <= game.max_game_length()
+        d = dict_of(state)
+        assert dict_of(game.state_from_dict(d)) == d
+
+
+def test_reference_speed_report(capsys):
+    import random
+    import time
+    game = make_game("reference", teams="draft", setup="interactive")
+    rng = random.Random(7)
+    start, games = time.perf_counter(), 0
+    while time.perf_counter() - start < 1.0:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+        games += 1
+    with capsys.disabled():
+        print(f"\n[imperial_harvest reference, draft + interactive] "
+              f"{games / (time.perf_counter() - start):,.1f} random games/s")
