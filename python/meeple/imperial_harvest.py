@@ -33,7 +33,28 @@ BOARDS = ("standard", "symmetric")
 
 PARAMETERS = (
     Param("board", "standard", "the board of boards.json", choices=BOARDS),
+    Param("teams", "first_game", "'first_game', 'draft', or 'a,b,c/d,e,f' (imperial/raiders character ids)",
+          kind=str),
+    Param("sides", "basic", "'basic', 'advanced', or '<imperial>/<raiders>' card sides", kind=str),
+    Param("setup", "fixed", "the setup", choices=("fixed", "interactive")),
 )
+
+
+def _teams_arg(text: str):
+    """teams= as the C++ constructor takes it: 'first_game', 'draft' or two lists of 3 ids."""
+    if text in ("first_game", "draft"):
+        return text
+    halves = text.split("/")
+    if len(halves) != 2:
+        raise ValueError(f"teams must be 'first_game', 'draft' or 'a,b,c/d,e,f', got {text!r}")
+    return [[i.strip() for i in half.split(",")] for half in halves]
+
+
+def _sides_arg(text: str):
+    sides = text.split("/") if "/" in text else [text, text]
+    if len(sides) != 2 or any(s not in ("basic", "advanced") for s in sides):
+        raise ValueError(f"sides must be 'basic', 'advanced' or '<basic|advanced>/<basic|advanced>', got {text!r}")
+    return sides
 
 
 @lru_cache(maxsize=None)
@@ -50,7 +71,8 @@ def data(name: str) -> dict:
 
 def _make(**params):
     return _core.ImperialHarvestGame(board=params["board"], boards=data("boards"), tiles=data("tiles"),
-                                     characters=data("characters"))
+                                     characters=data("characters"), teams=_teams_arg(params["teams"]),
+                                     sides=_sides_arg(params["sides"]), setup=params["setup"])
 
 
 register(GameSpec(
