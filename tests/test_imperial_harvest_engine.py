@@ -55,8 +55,8 @@ def test_state_is_small():
 
 
 def test_sizes(standard):
-    assert standard.num_distinct_actions() == 269
-    assert standard.observation_shape() == (1791,)
+    assert standard.num_distinct_actions() == 491
+    assert standard.observation_shape() == (2131,)
     assert standard.num_players() == 2 and standard.max_chance_outcomes() == 0
 
 
@@ -77,7 +77,7 @@ def test_random_game_invariants(game, seed):
         assert pickle.loads(pickle.dumps(state)) == state
         assert meeple.from_json(state.to_json()) == state
         obs = state.observation_tensor(0)
-        assert obs.shape == (1791,) and np.all(np.isfinite(obs))
+        assert obs.shape == (2131,) and np.all(np.isfinite(obs))
         if not state.is_terminal():
             assert len(legal) > 0
             assert state.current_player() in (0, 1)
@@ -87,7 +87,7 @@ def test_random_game_invariants(game, seed):
             child.apply_action(int(legal[0]))
             assert state.to_dict() == d
             # an illegal action is rejected and changes nothing
-            illegal = next(a for a in range(269) if a not in set(legal.tolist()))
+            illegal = next(a for a in range(491) if a not in set(legal.tolist()))
             with pytest.raises(ValueError):
                 state.apply_action(illegal)
             assert state.to_dict() == d
@@ -116,8 +116,8 @@ def test_random_playouts_terminate(game):
 @pytest.mark.parametrize("seed", range(3))
 def test_every_action_name_round_trips(standard, seed):
     for state in play(standard, seed)[::3]:
-        names = [state.action_to_string(a) for a in range(269)]
-        assert len(set(names)) == 269
+        names = [state.action_to_string(a) for a in range(491)]
+        assert len(set(names)) == 491
         for a in (0, 17, 69, 100, 164, 268) + tuple(state.legal_actions().tolist()):
             assert state.string_to_action(names[a]) == a
             assert state.string_to_action("  " + names[a].upper().replace(" ", "   ") + " ") == a
@@ -188,7 +188,8 @@ def test_bad_data_is_value_error(change):
 def test_unknown_board_parameter():
     with pytest.raises(ValueError):
         meeple.load("imperial_harvest", board="nope")
-    assert meeple.load("imperial_harvest(board=symmetric)").parameters() == {"board": "symmetric"}
+    assert meeple.load("imperial_harvest(board=symmetric)").parameters() == {
+        "board": "symmetric", "teams": "first_game", "sides": "basic", "setup": "fixed"}
 
 
 # ----------------------------------------------------------------------------------- state dicts
@@ -247,19 +248,23 @@ def test_bad_state_dict_names_the_field(standard):
 def test_observation_layout(standard):
     state = standard.new_initial_state()
     obs = state.observation_tensor(0).reshape(-1)
-    planes = obs[:1700].reshape(17, 10, 10)  # [plane, y, x]
+    planes = obs[:1900].reshape(19, 10, 10)  # [plane, y, x]
     assert planes[1].sum() == 20 - 4 and planes[2].sum() == 4 and planes[0].sum() == 80
     assert planes[3][0, 8] == 1 and planes[5][8, 8] == 1  # own / enemy character camps
     assert planes[4][8, 0] == 1 and planes[6][0, 0] == 1  # own / enemy strawberry camps
     assert planes[9].sum() == 14 and planes[10][2, 2] == 1 and planes[10][7, 2] == 1
     assert planes[11][0, 8] == 1 and planes[14][8, 9] == 1  # monk; enemy slot 0 = barbarian (9,8)
     assert planes[7][1, 3] == 1  # hedge (3,1)|(4,1): east edge of (3,1)
-    per = obs[1700:1772].reshape(6, 12)
+    per = obs[1900:2068].reshape(6, 28)
     assert per[0, 2] == 1 and per[0, 10] == 3 and per[0, 11] == 1  # monk faces S, 3 plant uses
-    g = obs[1772:1785]
+    assert per[0, 12 + 6] == 1 and per[3, 12 + 0] == 1  # card one-hot: monk 6, barbarian 0
+    g = obs[2068:2092]
     assert g[0] == 1 and g[1] == 1 and g[6] == 1  # round 1, own turn, phase rest
+    assert g[20] == 1 and g[21] == 1  # both hydras alive
+    draft = obs[2131 - 14:]
+    assert draft.sum() == 8 and draft[6] == 0  # the 8 cards on neither team
     view1 = state.observation_tensor(1)
-    assert view1[1772 + 1] == 0 and view1.reshape(-1)[:1700].reshape(17, 10, 10)[3][8, 8] == 1
+    assert view1[2068 + 1] == 0 and view1.reshape(-1)[:1900].reshape(19, 10, 10)[3][8, 8] == 1
 
 
 def test_str_draws_the_board(standard):

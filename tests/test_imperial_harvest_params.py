@@ -122,7 +122,7 @@ def test_user_table_in_a_file_is_read_and_kept(tmp_path):
         state.apply_action(state.string_to_action(text))
     assert state.to_dict()["activation"]["ap"] == 5 + 1  # advanced 5 AP + the allied Bard's Ballad
     again = meeple.from_json(state.to_json())
-    assert again == state and again.get_game() == game
+    assert again == state and again.game == game
     assert pickle.loads(pickle.dumps(state)) == state
 
 

@@ -205,7 +205,11 @@ def place(d, t, x=None, y=None, facing=None, strawberries=None, off=False):
 def default_activation():
     return {"ap": 0, "face_used": False, "grapple_used": False, "pounce_used": False,
             "throw_used": False, "charm_used": False, "compulsions": 0, "compel_target": None,
-            "ballad": [], "war_cry": [], "bonus": False}
+            "ballad": [], "war_cry": [], "bonus": False,
+            # part 2
+            "slither_used": False, "charge_used": False, "charged": False, "lure_used": False,
+            "command_used": False, "sentry_used": False, "sprint_used": False,
+            "retriever_used": False, "free_moves": 0, "gaze": [], "puppet": None}
 
 
 def acting(d, t, ap, resting=None, done=(), round=1, **flags):
@@ -284,10 +288,12 @@ def hedge_set(d):
 PLANE = {name: i * 100 for i, name in enumerate(
     ["ground", "water", "bridge", "own_char_camp", "own_berry_camp", "enemy_char_camp",
      "enemy_berry_camp", "hedge_e", "hedge_s", "strawberry", "hydra",
-     "own0", "own1", "own2", "enemy0", "enemy1", "enemy2"])}
-CHAR_BASE = 1700
-GAME_BASE = 1772
-ACT_BASE = 1785
+     "own0", "own1", "own2", "enemy0", "enemy1", "enemy2", "own_sentries", "enemy_sentries"])}
+# Part 2 layout (docs/rules/imperial-harvest-part2.md "Observation"): 28 values per character.
+CHAR_BASE = 1900
+CHAR_STRIDE = 28
+GAME_BASE = 2068
+ACT_BASE = 2092
 
 
 def obs_plane(obs, name):
@@ -1160,7 +1166,7 @@ def test_r10_observation_during_a_respawn_in_an_activation(impl):
 def test_r11_strings_outside_their_phase(impl):
     state = fresh(impl)
     assert [state.action_to_string(a) for a in (65, 68, 173 + 6, 33 + 4 * 7 + 3, 201 + 4 * 6)] == [
-        "respawn 8,0", "respawn 9,1", "spear token6", "pass token7 4", "charm token6 n"]
+        "respawn 8,0", "respawn 9,1", "spear sentry1", "pass sentry2 4", "charm sentry1 n"]
     d = acting(place(base(impl), BARBARIAN, 7, 1), BARBARIAN, 3)
     place(d, MONK, off=True)
     d.update(phase="respawn", respawn_queue=[MONK], resume_phase="act", current_player=0)
@@ -1181,20 +1187,20 @@ def test_r12_guardian_protects_an_ally_on_its_own_cell(impl):
 
 def test_observation_layout(impl):
     game = make_game(impl)
-    assert tuple(game.observation_shape()) == (1791,)
+    assert tuple(game.observation_shape()) == (2131,)
     d = acting(place(base(impl), MONK, 6, 5, strawberries=1), MONK, 3, face_used=True)
     state = load(impl, d)
     obs = floats(state.observation_tensor())
-    assert len(obs) == 1791
+    assert len(obs) == 2131
     monk = obs[CHAR_BASE:CHAR_BASE + 12]
     assert monk == [0, 0, 1, 0, 1, 0, 0, 1, 3, 0, USES["plant"], 1]
-    guardian = obs[CHAR_BASE + 12:CHAR_BASE + 24]
+    guardian = obs[CHAR_BASE + CHAR_STRIDE:CHAR_BASE + CHAR_STRIDE + 12]
     assert guardian == [0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1]  # resting this turn
     assert obs[GAME_BASE:GAME_BASE + 2] == [1.0, 1.0]
     assert obs[GAME_BASE + 6:GAME_BASE + 11] == [0, 0, 1, 0, 0]  # phase act
-    assert obs[ACT_BASE:] == [1, 0, 0, 0, 0, 0]
+    assert obs[ACT_BASE:ACT_BASE + 6] == [1, 0, 0, 0, 0, 0]
     enemy_view = floats(state.observation_tensor(1))
-    assert enemy_view[CHAR_BASE + 36:CHAR_BASE + 48] == monk
+    assert enemy_view[CHAR_BASE + 3 * CHAR_STRIDE:CHAR_BASE + 3 * CHAR_STRIDE + 12] == monk
     assert enemy_view[GAME_BASE + 1] == 0.0
 
 
@@ -1206,7 +1212,7 @@ def test_illegal_action_raises_and_leaves_the_state(impl):
     assert "0 (rest monk)" in str(info.value)
     assert dict_of(state) == before
     with pytest.raises(ValueError):
-        state.apply_action(269)
+        state.apply_action(491)
 
 
 def test_string_to_action(impl):
@@ -1287,14 +1293,14 @@ def test_random_games_invariants_reference():
             legal_list = state.legal_actions()
             assert legal_list == sorted(set(legal_list)) and legal_list
             mask = state.legal_actions_mask()
-            assert [a for a in range(269) if mask[a]] == legal_list
+            assert [a for a in range(491) if mask[a]] == legal_list
             assert state.current_player() in (0, 1)
             action = choose(legal_list)
             seen.add(state.action_to_string(action).split()[0])
             if rng.random() < 0.2:
                 d = state.to_dict()
                 assert game.state_from_dict(json.loads(json.dumps(d))).to_dict() == d
-                assert len(state.observation_tensor()) == 1791
+                assert len(state.observation_tensor()) == 2131
                 assert state.string_to_action(state.action_to_string(action)) == action
                 twin = state.clone()
                 twin.apply_action(action)

@@ -81,10 +81,25 @@ ih::AbilityRules read_ability(const py::handle& v, const std::string& where) {
   if (d.contains("uses_per_game")) r.uses_per_game = data_int(d["uses_per_game"], where + ".uses_per_game");
   if (d.contains("attack")) r.attack = py::bool_(d["attack"]);
   if (d.contains("passive")) r.passive = py::bool_(d["passive"]);
+  for (const char* key : {"vp", "ap_loss", "max_on_board", "ap_when_charging"})
+    if (d.contains(key)) r.param = data_int(d[key], where + "." + key);
   return r;
 }
 
-// The character, team and ability tables of characters.json.
+// An ability's advanced side: its basic numbers overridden by the "advanced" object (35).
+ih::AbilityRules read_advanced_ability(const py::handle& v, const ih::AbilityRules& basic, const std::string& where) {
+  py::dict d = py::reinterpret_borrow<py::dict>(v);
+  if (!d.contains("advanced")) return basic;
+  py::dict merged;
+  for (auto item : d) merged[item.first] = item.second;
+  const py::handle adv = d["advanced"];
+  if (!py::isinstance<py::dict>(adv)) bad_data(where + ".advanced", "expected an object");
+  for (auto item : py::reinterpret_borrow<py::dict>(adv)) merged[item.first] = item.second;
+  return read_ability(merged, where + ".advanced");
+}
+
+// The character, team and ability tables of characters.json: every card (both sides) and the
+// first-game team ids.
 void read_characters(const py::handle& chars, ih::GameSpec& spec) {
   const py::handle defaults = data_get(chars, "defaults", "characters");
   const int ap = data_int(data_get(defaults, "ap", "characters.defaults"), "characters.defaults.ap");
@@ -93,39 +108,113 @@ void read_characters(const py::handle& chars, ih::GameSpec& spec) {
                                       "characters.defaults.strawberry"),
                              "characters.defaults.strawberry.bonus_ap");
   const py::handle abilities = data_get(chars, "abilities", "characters");
-  for (int a = 0; a < ih::kAbilityCount; ++a)
-    spec.abilities[a] = read_ability(data_get(abilities, ih::kAbilityNames[a], "characters.abilities"),
-                                     std::string("characters.abilities.") + ih::kAbilityNames[a]);
+  for (int a = 0; a < ih::kAbilityCount; ++a) {
+    const std::string where = std::string("characters.abilities.") + ih::kAbilityNames[a];
+    const py::handle entry = data_get(abilities, ih::kAbilityNames[a], "characters.abilities");
+    spec.abilities[a] = read_ability(entry, where);
+    spec.advanced_abilities[a] = read_advanced_ability(entry, spec.abilities[a], where);
+  }
+  spec.has_advanced_abilities = true;
   py::list cards = data_list(data_get(chars, "characters", "characters"), "characters.characters");
+  for (const py::handle card : cards) {
+    const std::string id = data_str(data_get(card, "id", "characters.characters"), "characters.characters.id");
+    const std::string cw = "character '" + id + "'";
+    ih::CharacterSpec c;
+    c.id = id;
+    c.name = data_str(data_get(card, "name", cw), cw + ".name");
+    c.faction = data_str(data_get(card, "faction", cw), cw + ".faction");
+    c.archetype = data_str(data_get(card, "archetype", cw), cw + ".archetype");
+    py::dict cd = py::reinterpret_borrow<py::dict>(card);
+    c.ap = cd.contains("ap") ? data_int(cd["ap"], cw + ".ap") : ap;
+    c.item_slots = cd.contains("item_slots") ? data_int(cd["item_slots"], cw + ".item_slots") : slots;
+    c.bonus_ap = bonus;
+    if (cd.contains("strawberry"))
+      c.bonus_ap = data_int(data_get(cd["strawberry"], "bonus_ap", cw + ".strawberry"), cw + ".strawberry.bonus_ap");
+    if (cd.contains("advanced")) {
+      const py::handle adv = cd["advanced"];
+      if (!py::isinstance<py::dict>(adv)) bad_data(cw + ".advanced", "expected an object");
+      py::dict ad = py::reinterpret_borrow<py::dict>(adv);
+      if (ad.contains("ap")) c.adv_ap = data_int(ad["ap"], cw + ".advanced.ap");
+      if (ad.contains("item_slots")) c.adv_item_slots = data_int(ad["item_slots"], cw + ".advanced.item_slots");
+      if (ad.contains("strawberry"))
+        c.adv_bonus_ap = data_int(data_get(ad["strawberry"], "bonus_ap", cw + ".advanced.strawberry"),
+                                  cw + ".advanced.strawberry.bonus_ap");
+    }
+    for (const py::handle name : data_list(data_get(card, "abilities", cw), cw + ".abilities"))
+      c.abilities.push_back(data_str(name, cw + ".abilities"));
+    spec.cards.push_back(c);
+  }
   const py::handle teams = data_get(chars, "first_game_teams", "characters");
   const char* team_keys[2] = {"imperial", "raiders"};
   for (int team = 0; team < 2; ++team) {
     const std::string where = std::string("characters.first_game_teams.") + team_keys[team];
     py::list ids = data_list(data_get(teams, team_keys[team], "characters.first_game_teams"), where, 3);
-    for (int i = 0; i < 3; ++i) {
-      const std::string id = data_str(ids[i], where);
-      bool found = false;
-      for (const py::handle card : cards) {
-        if (data_str(data_get(card, "id", "characters.characters"), "characters.characters.id") != id) continue;
-        found = true;
-        const std::string cw = "character '" + id + "'";
-        ih::CharacterSpec& c = spec.teams[team][i];
-        c.id = id;
-        c.name = data_str(data_get(card, "name", cw), cw + ".name");
-        c.faction = data_str(data_get(card, "faction", cw), cw + ".faction");
-        c.archetype = data_str(data_get(card, "archetype", cw), cw + ".archetype");
-        py::dict cd = py::reinterpret_borrow<py::dict>(card);
-        c.ap = cd.contains("ap") ? data_int(cd["ap"], cw + ".ap") : ap;
-        c.item_slots = cd.contains("item_slots") ? data_int(cd["item_slots"], cw + ".item_slots") : slots;
-        c.bonus_ap = bonus;
-        if (cd.contains("strawberry"))
-          c.bonus_ap = data_int(data_get(cd["strawberry"], "bonus_ap", cw + ".strawberry"), cw + ".strawberry.bonus_ap");
-        for (const py::handle name : data_list(data_get(card, "abilities", cw), cw + ".abilities"))
-          c.abilities.push_back(data_str(name, cw + ".abilities"));
-      }
-      if (!found) bad_data(where, "unknown character '" + id + "'");
-    }
+    for (int i = 0; i < 3; ++i) spec.team_ids[team][i] = data_str(ids[i], where);
   }
+}
+
+// teams= / sides= / setup= of the constructor (docs "Parameters and construction"): ValueError
+// naming the problem and the choices.
+void read_options(const py::object& teams, const py::object& sides, const std::string& setup, ih::GameSpec& spec) {
+  std::string known;
+  for (int k = 0; k < ih::kCards; ++k) known += std::string(k ? ", " : "") + ih::kCardIds[k];
+  if (py::isinstance<py::str>(teams)) {
+    const std::string t = teams.cast<std::string>();
+    if (t == "draft")
+      spec.team_mode = ih::Teams::kDraft;
+    else if (t != "first_game")
+      throw py::value_error("teams must be 'first_game', 'draft' or two lists of 3 character ids, got '" + t + "'");
+  } else {
+    if (!py::isinstance<py::list>(teams) && !py::isinstance<py::tuple>(teams))
+      throw py::value_error("teams must be 'first_game', 'draft' or two lists of 3 character ids");
+    py::list both = teams.cast<py::list>();
+    if (both.size() != 2) throw py::value_error("teams must be two lists (imperial, raiders) of 3 character ids");
+    std::vector<std::string> all;
+    for (int team = 0; team < 2; ++team) {
+      if (!py::isinstance<py::list>(both[team]) && !py::isinstance<py::tuple>(both[team]))
+        throw py::value_error("teams must be two lists (imperial, raiders) of 3 character ids");
+      py::list ids = py::reinterpret_borrow<py::object>(both[team]).cast<py::list>();
+      if (ids.size() != 3) throw py::value_error("each team has exactly 3 characters");
+      for (int i = 0; i < 3; ++i) {
+        if (!py::isinstance<py::str>(ids[i])) throw py::value_error("character ids must be strings");
+        const std::string id = ids[i].cast<std::string>();
+        bool found = false;
+        for (int k = 0; k < ih::kCards; ++k) found = found || id == ih::kCardIds[k];
+        if (!found) throw py::value_error("unknown character '" + id + "' in teams; choices: " + known);
+        for (const std::string& other : all)
+          if (other == id) throw py::value_error("character '" + id + "' is in the teams twice (6 distinct ids needed)");
+        all.push_back(id);
+        spec.team_ids[team][i] = id;
+      }
+    }
+    spec.team_mode = ih::Teams::kCustom;
+    for (int team = 0; team < 2; ++team)  // archetypes distinct within a team
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < i; ++j) {
+          std::string ai, aj;
+          for (const auto& c : spec.cards) {
+            if (c.id == spec.team_ids[team][i]) ai = c.archetype;
+            if (c.id == spec.team_ids[team][j]) aj = c.archetype;
+          }
+          if (ai == aj)
+            throw py::value_error("characters '" + spec.team_ids[team][j] + "' and '" + spec.team_ids[team][i] +
+                                  "' of one team share the archetype '" + ai + "'");
+        }
+  }
+  if (!py::isinstance<py::list>(sides) && !py::isinstance<py::tuple>(sides))
+    throw py::value_error("sides must be a list of two of 'basic', 'advanced' (imperial, raiders)");
+  py::list sl = sides.cast<py::list>();
+  if (sl.size() != 2) throw py::value_error("sides must be a list of two of 'basic', 'advanced' (imperial, raiders)");
+  for (int team = 0; team < 2; ++team) {
+    const std::string side = py::isinstance<py::str>(sl[team]) ? sl[team].cast<std::string>() : "";
+    if (side != "basic" && side != "advanced")
+      throw py::value_error("sides[" + std::to_string(team) + "] must be 'basic' or 'advanced'");
+    spec.advanced[team] = side == "advanced";
+  }
+  if (setup == "interactive")
+    spec.setup = ih::Setup::kInteractive;
+  else if (setup != "fixed")
+    throw py::value_error("setup must be 'fixed' or 'interactive', got '" + setup + "'");
 }
 
 int side_of(const std::string& text, const std::string& where) {
@@ -273,8 +362,25 @@ struct ImperialHarvestTraits {
   static constexpr const char* kName = "imperial_harvest";
 
   static py::dict parameters(const ih::Game& g) {
+    if (!g.parameters_json().empty())
+      return py::module_::import("json").attr("loads")(g.parameters_json()).cast<py::dict>();
     py::dict d;
     d["board"] = g.board().name();
+    switch (g.team_mode()) {
+      case ih::Teams::kFirstGame: d["teams"] = "first_game"; break;
+      case ih::Teams::kDraft: d["teams"] = "draft"; break;
+      default: {
+        std::string text;
+        for (int team = 0; team < 2; ++team)
+          for (int i = 0; i < 3; ++i)
+            text += std::string(i ? "," : team ? "/" : "") + ih::kCardIds[g.fixed_teams()[team][i]];
+        d["teams"] = text;
+      }
+    }
+    const char* side[2] = {"basic", "advanced"};
+    d["sides"] = g.advanced(0) == g.advanced(1) ? std::string(side[g.advanced(0)])
+                                                : std::string(side[g.advanced(0)]) + "/" + side[g.advanced(1)];
+    d["setup"] = g.setup_mode() == ih::Setup::kFixed ? "fixed" : "interactive";
     return d;
   }
 
@@ -313,21 +419,54 @@ struct ImperialHarvestTraits {
     py::list characters;
     for (int t = 0; t < ih::kCharacters; ++t) {
       py::dict c;
-      c["id"] = g.token(t).id;
+      c["id"] = s.card[t] < ih::kCards ? py::object(py::str(ih::kCardIds[s.card[t]])) : py::object(py::none());
       c["cell"] = xy_of(s.cell[t]);
       c["facing"] = ih::kDirNames[s.facing[t] & 3];
       c["strawberries"] = static_cast<int>(s.carried[t]);
       c["uses_left"] = s.uses_left[t] == ih::kNone ? py::object(py::none()) : py::object(py::int_(s.uses_left[t]));
+      c["wolf_form"] = ((s.wolf >> t) & 1) != 0;
       characters.append(c);
     }
     d["characters"] = characters;
+    py::list sentries;
+    for (int t = ih::kCharacters; t < ih::kTokens; ++t) {
+      if (s.cell[t] == ih::kNone) {
+        sentries.append(py::none());
+        continue;
+      }
+      py::dict e;
+      e["cell"] = xy_of(s.cell[t]);
+      e["facing"] = ih::kDirNames[s.facing[t] & 3];
+      sentries.append(e);
+    }
+    d["sentries"] = sentries;
+    py::list bridges;
+    s.bridges.for_each([&](int c) { bridges.append(xy_of(c)); });
+    d["bridges"] = bridges;
+    py::dict camps;
+    for (int k = 0; k < ih::kCampKinds; ++k)
+      if (s.camp[k] < ih::kCorners) camps[ih::kCampKindNames[k]] = ih::kCornerNames[s.camp[k]];
+    d["camps"] = camps;
+    if (g.board().has_tiles()) {
+      py::dict tiles;
+      for (int i = 0; i < g.board().slot_count(); ++i) {
+        py::list entry;
+        entry.append(g.board().face_names()[s.tile_face[i]]);
+        entry.append(static_cast<int>(s.tile_transform[i]));
+        tiles[g.board().tiles()[i].slot.c_str()] = entry;
+      }
+      d["tiles"] = tiles;
+    } else {
+      d["tiles"] = py::none();
+    }
+    d["regent_vp"] = py::make_tuple(s.regent_vp[0], s.regent_vp[1]).cast<py::list>();
     d["plucked"] = py::make_tuple(s.plucked[0], s.plucked[1]).cast<py::list>();
     d["deposited"] = py::make_tuple(s.deposited[0], s.deposited[1]).cast<py::list>();
     d["hedges_planted"] = static_cast<int>(s.hedges_planted);
     d["hedges_chopped"] = static_cast<int>(s.hedges_chopped);
     d["round"] = static_cast<int>(s.round);
     d["team"] = static_cast<int>(s.team);
-    d["phase"] = ih::kPhaseNames[std::min<int>(s.phase, 4)];
+    d["phase"] = ih::kPhaseNames[std::min<int>(s.phase, ih::kPhaseCount - 1)];
     d["resting"] = token_or_none(s.resting);
     py::list last;
     last.append(token_or_none(s.last_rested[0]));
@@ -341,15 +480,16 @@ struct ImperialHarvestTraits {
     py::dict activation;
     activation["ap"] = static_cast<int>(a.ap);
     activation["face_used"] = static_cast<bool>(a.face_used);
-    activation["grapple_used"] = (a.used & ih::ability_bit(ih::Ability::kGrapple)) != 0;
-    activation["pounce_used"] = (a.used & ih::ability_bit(ih::Ability::kDragonPounce)) != 0;
-    activation["throw_used"] = (a.used & ih::ability_bit(ih::Ability::kThrowingAxe)) != 0;
-    activation["charm_used"] = (a.used & ih::ability_bit(ih::Ability::kCharm)) != 0;
+    for (const auto& [key, ability] : once_flags()) activation[key] = (a.used & ih::ability_bit(ability)) != 0;
     activation["compulsions"] = static_cast<int>(a.compulsions);
     activation["compel_target"] = token_or_none(a.compel_target);
     activation["ballad"] = bit_tokens(a.ballad);
     activation["war_cry"] = bit_tokens(a.war_cry);
     activation["bonus"] = static_cast<bool>(a.bonus);
+    activation["charged"] = static_cast<bool>(a.charged);
+    activation["free_moves"] = static_cast<int>(a.free_moves);
+    activation["gaze"] = bit_tokens(a.gaze);
+    activation["puppet"] = token_or_none(a.puppet);
     d["activation"] = activation;
     py::list queue;
     for (int i = 0; i < s.queue_count; ++i) queue.append(static_cast<int>(s.queue[i]));
@@ -358,19 +498,53 @@ struct ImperialHarvestTraits {
                                                     : py::object(py::str(ih::kPhaseNames[s.resume_phase]));
     d["current_player"] = static_cast<int>(s.player);
     d["move_number"] = static_cast<long>(s.move_number);
+    d["setup_step"] = static_cast<int>(s.setup_step);
     return d;
   }
 
+  // The once-per-activation flags of the state dict and their abilities.
+  static const std::vector<std::pair<const char*, ih::Ability>>& once_flags() {
+    static const std::vector<std::pair<const char*, ih::Ability>> flags = {
+        {"grapple_used", ih::Ability::kGrapple},   {"pounce_used", ih::Ability::kDragonPounce},
+        {"throw_used", ih::Ability::kThrowingAxe}, {"charm_used", ih::Ability::kCharm},
+        {"slither_used", ih::Ability::kSlither},   {"charge_used", ih::Ability::kCharge},
+        {"lure_used", ih::Ability::kAlluringGaze}, {"command_used", ih::Ability::kCommand},
+        {"sentry_used", ih::Ability::kSentry},     {"sprint_used", ih::Ability::kSprint},
+        {"retriever_used", ih::Ability::kRetriever}};
+    return flags;
+  }
+
+  static int read_facing(const py::handle& v, const std::string& field) {
+    if (!py::isinstance<py::str>(v)) bad_field(field, "expected n, e, s or w");
+    const std::string facing = v.cast<std::string>();
+    for (int k = 0; k < 4; ++k)
+      if (facing == ih::kDirNames[k]) return k;
+    bad_field(field, "expected n, e, s or w, got '" + facing + "'");
+  }
+
+  static int read_name(const py::handle& v, const std::string& field, const char* const* names, int count) {
+    std::string choices;
+    for (int i = 0; i < count; ++i) choices += std::string(i ? ", " : "") + names[i];
+    if (!py::isinstance<py::str>(v)) bad_field(field, "expected one of " + choices);
+    const std::string text = v.cast<std::string>();
+    for (int i = 0; i < count; ++i)
+      if (text == names[i]) return i;
+    bad_field(field, "expected one of " + choices + ", got '" + text + "'");
+  }
+
   static ih::State state_from_dict(const ih::Game& g, const py::dict& d) {
-    require_keys(d, {"hedges", "strawberries", "hydras", "characters", "plucked", "deposited",
-                     "hedges_planted", "hedges_chopped", "round", "team", "phase", "resting",
-                     "last_rested", "done", "active", "activation", "respawn_queue", "resume_phase",
-                     "current_player", "move_number"});
+    require_keys(d, {"hedges", "strawberries", "hydras", "characters", "sentries", "bridges", "camps", "tiles",
+                     "regent_vp", "plucked", "deposited", "hedges_planted", "hedges_chopped", "round", "team",
+                     "phase", "resting", "last_rested", "done", "active", "activation", "respawn_queue",
+                     "resume_phase", "current_player", "move_number", "setup_step"});
     ih::State s;
     s.queue.fill(ih::kNone);
     s.done.fill(ih::kNone);
     s.cell.fill(ih::kNone);
     s.uses_left.fill(ih::kNone);
+    s.card.fill(ih::kNone);
+    s.camp.fill(ih::kNone);
+    s.hydra.fill(ih::kNone);
     // Hedges: orthogonal neighbours, lower index first, sorted as lists, no repeats.
     py::list hedges = read_list(d["hedges"], "hedges");
     std::array<int, 4> previous{-1, -1, -1, -1};
@@ -388,38 +562,81 @@ struct ImperialHarvestTraits {
       if (!(previous < key)) bad_field(field, "hedges must be sorted without repeats");
       previous = key;
     }
-    py::list berries = read_list(d["strawberries"], "strawberries");
-    int last = -1;
-    for (size_t i = 0; i < berries.size(); ++i) {
-      const std::string field = "strawberries[" + std::to_string(i) + "]";
-      const int c = read_cell(berries[i], field);
-      if (c <= last) bad_field(field, "strawberries must be sorted by cell index without repeats");
-      last = c;
-      s.strawberries.set(c);
-    }
+    auto read_cells = [&](const char* key, ih::Bits128& out) {
+      py::list cells = read_list(d[key], key);
+      int last = -1;
+      for (size_t i = 0; i < cells.size(); ++i) {
+        const std::string field = std::string(key) + "[" + std::to_string(i) + "]";
+        const int c = read_cell(cells[i], field);
+        if (c <= last) bad_field(field, std::string(key) + " must be sorted by cell index without repeats");
+        last = c;
+        out.set(c);
+      }
+    };
+    read_cells("strawberries", s.strawberries);
+    read_cells("bridges", s.bridges);
     py::list hydras = read_list(d["hydras"], "hydras", 2);
-    for (int h = 0; h < 2; ++h) s.hydra[h] = static_cast<uint8_t>(read_cell(hydras[h], "hydras[" + std::to_string(h) + "]"));
+    for (int h = 0; h < 2; ++h)
+      if (!hydras[h].is_none()) s.hydra[h] = static_cast<uint8_t>(read_cell(hydras[h], "hydras[" + std::to_string(h) + "]"));
     py::list characters = read_list(d["characters"], "characters", ih::kCharacters);
     for (int t = 0; t < ih::kCharacters; ++t) {
       const std::string field = "characters[" + std::to_string(t) + "]";
       py::dict c = read_dict(characters[t], field);
-      require_keys(c, {"id", "cell", "facing", "strawberries", "uses_left"}, field);
-      if (!py::isinstance<py::str>(c["id"]) || c["id"].cast<std::string>() != g.token(t).id)
-        bad_field(field + ".id", "expected '" + g.token(t).id + "'");
+      require_keys(c, {"id", "cell", "facing", "strawberries", "uses_left", "wolf_form"}, field);
+      if (!c["id"].is_none()) s.card[t] = static_cast<uint8_t>(read_name(c["id"], field + ".id", ih::kCardIds, ih::kCards));
+      if (g.team_mode() != ih::Teams::kDraft && s.card[t] != g.fixed_teams()[ih::Game::team_of(t)][t % ih::kTeamSize])
+        bad_field(field + ".id",
+                  std::string("expected '") + ih::kCardIds[g.fixed_teams()[ih::Game::team_of(t)][t % ih::kTeamSize]] + "'");
       if (!c["cell"].is_none()) s.cell[t] = static_cast<uint8_t>(read_cell(c["cell"], field + ".cell"));
-      if (!py::isinstance<py::str>(c["facing"])) bad_field(field + ".facing", "expected n, e, s or w");
-      const std::string facing = c["facing"].cast<std::string>();
-      int f = -1;
-      for (int k = 0; k < 4; ++k)
-        if (facing == ih::kDirNames[k]) f = k;
-      if (f < 0) bad_field(field + ".facing", "expected n, e, s or w, got '" + facing + "'");
-      s.facing[t] = static_cast<uint8_t>(f);
-      s.carried[t] = static_cast<uint8_t>(read_int(c["strawberries"], field + ".strawberries", 0, g.token(t).slots));
+      s.facing[t] = static_cast<uint8_t>(read_facing(c["facing"], field + ".facing"));
+      const int slots = s.card[t] < ih::kCards ? g.card_info(ih::Game::team_of(t), s.card[t]).slots : 0;
+      s.carried[t] = static_cast<uint8_t>(read_int(c["strawberries"], field + ".strawberries", 0, slots));
       if (!c["uses_left"].is_none())
         s.uses_left[t] = static_cast<uint8_t>(read_int(c["uses_left"], field + ".uses_left", 0, 200));
+      if (read_bool(c["wolf_form"], field + ".wolf_form")) s.wolf = static_cast<uint8_t>(s.wolf | (1u << t));
     }
+    for (int t = 0; t < ih::kCharacters; ++t)
+      if (s.card[t] == ih::kCardRegent) s.regent_team = static_cast<uint8_t>(ih::Game::team_of(t));
+    py::list sentries = read_list(d["sentries"], "sentries", 2);
+    for (int i = 0; i < 2; ++i) {
+      if (sentries[i].is_none()) continue;
+      const std::string field = "sentries[" + std::to_string(i) + "]";
+      py::dict e = read_dict(sentries[i], field);
+      require_keys(e, {"cell", "facing"}, field);
+      s.cell[ih::kCharacters + i] = static_cast<uint8_t>(read_cell(e["cell"], field + ".cell"));
+      s.facing[ih::kCharacters + i] = static_cast<uint8_t>(read_facing(e["facing"], field + ".facing"));
+    }
+    py::dict camps = read_dict(d["camps"], "camps");
+    for (auto item : camps) {
+      const int kind = read_name(item.first, "camps (key)", ih::kCampKindNames, ih::kCampKinds);
+      s.camp[kind] = static_cast<uint8_t>(read_name(item.second, std::string("camps.") + ih::kCampKindNames[kind],
+                                                    ih::kCornerNames, ih::kCorners));
+    }
+    const ih::Board& board = g.board();
+    if (!board.has_tiles()) {
+      if (!d["tiles"].is_none()) bad_field("tiles", "expected null: the board has no tiles");
+    } else {
+      py::dict tiles = read_dict(d["tiles"], "tiles");
+      if (static_cast<int>(tiles.size()) != board.slot_count())
+        bad_field("tiles", "expected one entry per tile slot (" + std::to_string(board.slot_count()) + ")");
+      for (int i = 0; i < board.slot_count(); ++i) {
+        const std::string slot = board.tiles()[i].slot, field = "tiles." + slot;
+        if (!tiles.contains(slot.c_str())) bad_field("tiles", "missing slot " + slot);
+        py::list entry = read_list(tiles[slot.c_str()], field, 2);
+        if (!py::isinstance<py::str>(entry[0])) bad_field(field + "[0]", "expected a face name");
+        const std::string face = entry[0].cast<std::string>();
+        int f = -1;
+        for (size_t k = 0; k < board.face_names().size(); ++k)
+          if (board.face_names()[k] == face) f = static_cast<int>(k);
+        if (f < 0) bad_field(field + "[0]", "unknown face '" + face + "'");
+        s.tile_face[i] = static_cast<uint8_t>(f);
+        s.tile_transform[i] = static_cast<uint8_t>(read_int(entry[1], field + "[1]", 0, 7));
+      }
+    }
+    py::list regent_vp = read_list(d["regent_vp"], "regent_vp", 2);
     py::list plucked = read_list(d["plucked"], "plucked", 2), deposited = read_list(d["deposited"], "deposited", 2);
     for (int team = 0; team < 2; ++team) {
+      s.regent_vp[team] = static_cast<uint8_t>(read_int(regent_vp[team], "regent_vp[" + std::to_string(team) + "]", 0, 20));
       s.plucked[team] = static_cast<uint8_t>(read_int(plucked[team], "plucked[" + std::to_string(team) + "]", 0, 100));
       s.deposited[team] = static_cast<uint8_t>(read_int(deposited[team], "deposited[" + std::to_string(team) + "]", 0, 100));
     }
@@ -427,7 +644,7 @@ struct ImperialHarvestTraits {
     s.hedges_chopped = static_cast<uint8_t>(read_int(d["hedges_chopped"], "hedges_chopped", 0, ih::kMaxChoppedHedges));
     s.round = static_cast<uint8_t>(read_int(d["round"], "round", 1, ih::kRounds));
     s.team = static_cast<uint8_t>(read_int(d["team"], "team", 0, 1));
-    s.phase = static_cast<uint8_t>(read_phase(d["phase"], "phase", 5));
+    s.phase = static_cast<uint8_t>(read_phase(d["phase"], "phase", ih::kPhaseCount));
     s.resting = read_token_or_none(d["resting"], "resting", ih::kCharacters);
     py::list last_rested = read_list(d["last_rested"], "last_rested", 2);
     for (int team = 0; team < 2; ++team)
@@ -437,25 +654,31 @@ struct ImperialHarvestTraits {
     s.done_count = static_cast<uint8_t>(done.size());
     s.active = read_token_or_none(d["active"], "active", ih::kCharacters);
     py::dict a = read_dict(d["activation"], "activation");
-    require_keys(a, {"ap", "face_used", "grapple_used", "pounce_used", "throw_used", "charm_used", "compulsions",
-                     "compel_target", "ballad", "war_cry", "bonus"},
-                 "activation");
+    std::vector<std::string> keys = {"ap", "face_used", "compulsions", "compel_target", "ballad", "war_cry",
+                                     "bonus", "charged", "free_moves", "gaze", "puppet"};
+    for (const auto& [key, ability] : once_flags()) keys.push_back(key);
+    std::vector<const char*> key_ptrs;
+    for (const auto& k : keys) key_ptrs.push_back(k.c_str());
+    for (const char* k : key_ptrs)
+      if (!a.contains(k)) bad_field("activation", std::string("missing key '") + k + "'");
+    if (a.size() != keys.size()) bad_field("activation", "unexpected keys");
     ih::Activation& v = s.activation;
     v.ap = static_cast<uint8_t>(read_int(a["ap"], "activation.ap", 0, 60));
     v.face_used = read_bool(a["face_used"], "activation.face_used");
-    const std::pair<const char*, ih::Ability> once[] = {{"grapple_used", ih::Ability::kGrapple},
-                                                        {"pounce_used", ih::Ability::kDragonPounce},
-                                                        {"throw_used", ih::Ability::kThrowingAxe},
-                                                        {"charm_used", ih::Ability::kCharm}};
-    for (const auto& [key, ability] : once)
+    for (const auto& [key, ability] : once_flags())
       if (read_bool(a[key], std::string("activation.") + key)) v.used |= ih::ability_bit(ability);
     v.compulsions = static_cast<uint8_t>(read_int(a["compulsions"], "activation.compulsions", 0, ih::kMaxCompulsions));
-    v.compel_target = read_token_or_none(a["compel_target"], "activation.compel_target", ih::kCharacters);
+    v.compel_target = read_token_or_none(a["compel_target"], "activation.compel_target", ih::kTokens);
     for (int t : read_tokens(a["ballad"], "activation.ballad", ih::kTokens, true, ih::kCharacters))
       v.ballad = static_cast<uint8_t>(v.ballad | (1u << t));
     for (int t : read_tokens(a["war_cry"], "activation.war_cry", ih::kTokens, true, ih::kCharacters))
       v.war_cry = static_cast<uint8_t>(v.war_cry | (1u << t));
+    for (int t : read_tokens(a["gaze"], "activation.gaze", ih::kTokens, true, ih::kCharacters))
+      v.gaze = static_cast<uint8_t>(v.gaze | (1u << t));
     v.bonus = read_bool(a["bonus"], "activation.bonus");
+    v.charged = read_bool(a["charged"], "activation.charged");
+    v.free_moves = static_cast<uint8_t>(read_int(a["free_moves"], "activation.free_moves", 0, 60));
+    v.puppet = read_token_or_none(a["puppet"], "activation.puppet", ih::kCharacters);
     const std::vector<int> queue = read_tokens(d["respawn_queue"], "respawn_queue", ih::kCharacters, false, ih::kCharacters);
     for (size_t i = 0; i < queue.size(); ++i) s.queue[i] = static_cast<uint8_t>(queue[i]);
     s.queue_count = static_cast<uint8_t>(queue.size());
@@ -466,6 +689,7 @@ struct ImperialHarvestTraits {
       bad_field("current_player", "expected 0, 1 or -4 (game over), got " + std::to_string(player));
     s.player = static_cast<int8_t>(player);
     s.move_number = static_cast<uint32_t>(read_int(d["move_number"], "move_number", 0, 1000000000));
+    s.setup_step = static_cast<uint8_t>(read_int(d["setup_step"], "setup_step", 0, 5));
     const std::string problem = g.check_consistency(s);
     if (!problem.empty()) throw py::value_error("inconsistent imperial_harvest state: " + problem);
     return s;
@@ -479,10 +703,16 @@ void bind_imperial_harvest(py::module_& m) {
   auto [game_class, state_class] = bind_game<ih::Game, ImperialHarvestTraits>(m, "ImperialHarvest");
   game_class
       .def(py::init([](const std::string& board, const py::dict& boards, const py::dict& tiles,
-                       const py::dict& characters) {
+                       const py::dict& characters, const py::object& teams, const py::object& sides,
+                       const std::string& setup, const py::object& parameters) {
              ih::GameSpec spec;
              read_board(board, boards, tiles, spec.board);
              read_characters(characters, spec);
+             read_options(teams, sides, setup, spec);
+             if (!parameters.is_none()) {
+               if (!py::isinstance<py::dict>(parameters)) throw py::type_error("parameters must be a dict or None");
+               spec.parameters_json = py::module_::import("json").attr("dumps")(parameters).cast<std::string>();
+             }
              try {
                return std::make_shared<ih::Game>(spec);
              } catch (const std::invalid_argument& e) {
@@ -490,8 +720,12 @@ void bind_imperial_harvest(py::module_& m) {
              }
            }),
            py::arg("board"), py::arg("boards"), py::arg("tiles"), py::arg("characters"),
+           py::arg("teams") = "first_game", py::arg("sides") = py::make_tuple("basic", "basic"),
+           py::arg("setup") = "fixed", py::arg("parameters") = py::none(),
            "The game on board `board` of `boards` (boards.json), with tiles.json and characters.json "
-           "as parsed JSON; meeple.load('imperial_harvest', board=...) reads the shipped files.")
+           "as parsed JSON; teams 'first_game' | 'draft' | [[3 ids], [3 ids]], sides [imperial, raiders] "
+           "of 'basic' | 'advanced', setup 'fixed' | 'interactive'; `parameters`: the public parameters, "
+           "reported back by parameters(). meeple.load('imperial_harvest', ...) reads the shipped files.")
       .def("board_hedges",
            [](const ih::Game& g) {
              return ImperialHarvestTraits::hedge_list(g.board().initial_east_hedges(), g.board().initial_south_hedges());

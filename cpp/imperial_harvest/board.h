@@ -92,12 +92,14 @@ struct TileFace {
 };
 // A garden tile laid on the board: `face` turned `rotation` clockwise quarter-turns, its top-left
 // cell at (x, y).
+// A transform 0..7 is k = t mod 4 clockwise quarter-turns, then, if t >= 4, a top↔bottom mirror
+// of the turned tile within the slot (part 2, D27).
 struct TilePlacement {
   std::string slot;
   std::string face;
   int x = 0, y = 0;
-  int width = 0, height = 0;  // slot size (the rotated face must have it)
-  int rotation = 0;
+  int width = 0, height = 0;  // slot size (the transformed face must have it)
+  int rotation = 0;           // transform 0..7 (boards.json gives 0..3)
 };
 
 // Everything a board is made of, as plain data. Teams: 0 = Imperial Servants, 1 = Northern Raiders.
@@ -112,7 +114,18 @@ struct BoardSpec {
   std::array<int, 2> character_camp{};  // top-left cell of each team's 2×2 character camp
   std::array<int, 2> strawberry_camp{};
   std::array<std::array<int, 3>, 2> start_spaces{};
+  // Camp corners: 0 top_left, 1 top_right, 2 bottom_left, 3 bottom_right (origins (0,0) (8,0) (0,8)
+  // (8,8)); character_camp / strawberry_camp above must be corner origins.
 };
+
+inline constexpr int kCorners = 4;
+inline constexpr const char* kCornerNames[kCorners] = {"top_left", "top_right", "bottom_left", "bottom_right"};
+// Camp kinds in action-table order: kind = 2 × team + (strawberry camp ? 1 : 0).
+inline constexpr int kCampKinds = 4;
+inline constexpr const char* kCampKindNames[kCampKinds] = {"imperial_character", "imperial_strawberry",
+                                                           "raiders_character", "raiders_strawberry"};
+inline constexpr int kBridgeSpots = 16;  // the non-elbow moat cells
+inline constexpr int kMaxSlots = 12;
 
 class Board {
  public:
@@ -129,6 +142,7 @@ class Board {
   int bridge_axis(int c) const { return axis_[c]; }
   const Bits128& water_cells() const { return water_; }
   const Bits128& bridge_cells() const { return bridges_; }
+  const Bits128& ring_cells() const { return ring_; }
 
   // --- neighbours and edges
   int neighbor(int c, int d) const { return neighbor_[c][d]; }  // kNone off the board
@@ -149,6 +163,33 @@ class Board {
   const Bits128& character_camp(int team) const { return char_camp_[team]; }
   const Bits128& strawberry_camp(int team) const { return berry_camp_[team]; }
   const std::array<std::array<int, 3>, 2>& start_spaces() const { return start_spaces_; }
+
+  // --- part 2: bridges, camps and tiles that live in the state
+  // Steps when every non-elbow moat cell is a bridge (elbows are always water); the state masks
+  // out the directions of `ring_dirs` whose neighbour is water in it.
+  uint8_t dry_steps(int c) const { return dry_steps_[c]; }
+  uint8_t ring_dirs(int c) const { return ring_dirs_[c]; }
+  int bridge_spot(int b) const { return spots_[b]; }          // cell of bridge spot b (index order)
+  int spot_index(int c) const { return spot_index_[c]; }      // kNone if not a bridge spot
+  int moat_tile(int c) const { return moat_tile_[c]; }        // quadrant 0..3 of a ring cell
+  int corner_origin(int corner) const { return corner_origin_[corner]; }
+  const Bits128& corner_cells(int corner) const { return corner_bits_[corner]; }  // 4: empty
+  const std::array<uint8_t, 4>& corner_cell_list(int corner) const { return corner_cells_[corner]; }
+  int insignia(int corner) const { return insignia_[corner]; }
+  int elbow(int corner) const { return elbow_[corner]; }        // moat elbow nearest the corner
+  static int interior_corner(int elbow_cell);                   // (2,2)->(3,3) ...
+  const std::array<uint8_t, kCampKinds>& initial_camps() const { return camps_; }  // kind -> corner
+  const Bits128& marked_strawberries() const { return marked_; }  // the first 12 of the list
+  // Tiles: slot s (spec order) holds a face (index into face_names) and a transform.
+  int slot_count() const { return static_cast<int>(tiles_.size()); }
+  int slot_of(int c) const { return slot_of_[c]; }  // kNone: not a garden-tile cell
+  const std::vector<std::string>& face_names() const { return face_names_; }
+  int other_face(int f) const { return other_face_[f]; }
+  int initial_face(int slot) const { return initial_face_[slot]; }
+  // Hedges (east, south sets) of face f with transform t in slot `slot`; false if it does not fit.
+  bool tile_hedges(int slot, int f, int t, Bits128& east, Bits128& south) const;
+  const Bits128& slot_edges_east(int slot) const { return slot_east_[slot]; }   // edges touching the slot
+  const Bits128& slot_edges_south(int slot) const { return slot_south_[slot]; }
 
   // --- setup
   const Bits128& initial_east_hedges() const { return east_; }
@@ -186,6 +227,23 @@ class Board {
   int strawberry_count_ = 0;
   std::array<int, 2> hydras_{};
   std::vector<TilePlacement> tiles_;
+  // part 2
+  std::array<uint8_t, kCells> dry_steps_{}, ring_dirs_{}, spot_index_{}, moat_tile_{}, slot_of_{};
+  std::array<uint8_t, kBridgeSpots> spots_{};
+  std::array<int, kCorners> corner_origin_{}, insignia_{}, elbow_{};
+  std::array<Bits128, kCorners + 1> corner_bits_{};
+  std::array<std::array<uint8_t, 4>, kCorners> corner_cells_{};
+  std::array<uint8_t, kCampKinds> camps_{};
+  Bits128 marked_;
+  std::vector<std::string> face_names_;
+  std::vector<int> other_face_, initial_face_;
+  // [slot][face][transform]: fits, east, south
+  struct TileFit {
+    bool fits = false;
+    Bits128 east, south;
+  };
+  std::vector<std::array<TileFit, 8>> fits_;  // slot * faces + face
+  std::vector<Bits128> slot_east_, slot_south_;
 };
 
 }  // namespace meeple::imperial_harvest

@@ -1,5 +1,6 @@
-// Imperial Harvest rules (docs/rules/imperial-harvest.md; overview in imperial_harvest.h).
-// Text (action names, the drawn board) and the consistency check are in imperial_harvest_text.cpp.
+// Imperial Harvest rules (docs/rules/imperial-harvest.md and imperial-harvest-part2.md; overview in
+// imperial_harvest.h). Text (action names, the drawn board) and the consistency check are in
+// imperial_harvest_text.cpp.
 #include "imperial_harvest.h"
 
 #include <algorithm>
@@ -29,15 +30,26 @@ constexpr std::array<Decoded, act::kCount> make_decode_table() {
   put(act::kDeposit, Kind::kDeposit, 0, 0);
   put(act::kDiscard, Kind::kDiscard, 0, 0);
   put(act::kEnd, Kind::kEnd, 0, 0);
+  put(act::kFlip, Kind::kFlip, 0, 0);
+  put(act::kCharge, Kind::kCharge, 0, 0);
+  put(act::kWolf, Kind::kWolf, 0, 0);
+  put(act::kSprint, Kind::kSprint, 0, 0);
   for (int t = 0; t < kTokens; ++t) {
     for (int n = 1; n <= kMaxPass; ++n) put(act::kPass + 4 * t + n - 1, Kind::kPass, t, n);
     for (int o = 0; o < Board::kLandingOffsets; ++o) put(act::kGrapple + 12 * t + o, Kind::kGrapple, t, o);
     put(act::kSpear + t, Kind::kSpear, t, 0);
     put(act::kAxe + t, Kind::kAxe, t, 0);
     put(act::kThrow + t, Kind::kThrow, t, 0);
+    put(act::kHorns + t, Kind::kHorns, t, 0);
+    put(act::kPuppet + t, Kind::kPuppet, t, 0);
+    put(act::kArcher + t, Kind::kArcher, t, 0);
+    for (int n = 1; n <= 2; ++n) put(act::kLure + 2 * t + n - 1, Kind::kLure, t, n);
     for (int d = 0; d < 4; ++d) {
       put(act::kCharm + 4 * t + d, Kind::kCharm, t, d);
       put(act::kCompel + 4 * t + d, Kind::kCompel, t, d);
+      put(act::kBite + 4 * t + d, Kind::kBite, t, d);
+      put(act::kVent + 4 * t + d, Kind::kVent, t, d);
+      put(act::kCommand + 4 * t + d, Kind::kCommand, t, d);
     }
   }
   for (int r = 0; r < 4; ++r) put(act::kRespawn + r, Kind::kRespawn, r, 0);
@@ -46,12 +58,53 @@ constexpr std::array<Decoded, act::kCount> make_decode_table() {
     put(act::kPlant + d, Kind::kPlant, d, 0);
     put(act::kChop + d, Kind::kChop, d, 0);
     put(act::kShadow + d, Kind::kShadow, d, 0);
+    put(act::kSlither + d, Kind::kSlither, d, 0);
+    for (int f = 0; f < 4; ++f) {
+      put(act::kSentry + 4 * d + f, Kind::kSentry, d, f);
+      put(act::kPlace + 4 * d + f, Kind::kPlace, d, f);  // d: camp cell r
+      put(act::kCamp + 4 * d + f, Kind::kCamp, d, f);    // d: kind, f: corner
+    }
   }
+  for (int k = 0; k < kCards; ++k) put(act::kDraft + k, Kind::kDraft, k, 0);
+  for (int b = 0; b < kBridgeSpots; ++b) put(act::kBridge + b, Kind::kBridge, b, 0);
   return table;
 }
 constexpr std::array<Decoded, act::kCount> kDecode = make_decode_table();
 
+// The ability an action kind uses (kCount: not an ability action).
+constexpr Ability ability_of(Kind k) {
+  switch (k) {
+    case Kind::kGrapple: return Ability::kGrapple;
+    case Kind::kPounce: return Ability::kDragonPounce;
+    case Kind::kPlant: return Ability::kPlant;
+    case Kind::kSpear: return Ability::kSpear;
+    case Kind::kChop: return Ability::kChop;
+    case Kind::kAxe: return Ability::kBattleAxe;
+    case Kind::kThrow: return Ability::kThrowingAxe;
+    case Kind::kCharm: return Ability::kCharm;
+    case Kind::kShadow: return Ability::kShadowWalk;
+    case Kind::kCompel: return Ability::kCompulsion;
+    case Kind::kSlither: return Ability::kSlither;
+    case Kind::kBite: return Ability::kBite;
+    case Kind::kHorns: return Ability::kHorns;
+    case Kind::kFlip: return Ability::kMasterOfTheLabyrinth;
+    case Kind::kCharge: return Ability::kCharge;
+    case Kind::kLure: return Ability::kAlluringGaze;
+    case Kind::kVent: return Ability::kVentriloquism;
+    case Kind::kPuppet: return Ability::kArcanePuppetry;
+    case Kind::kArcher: return Ability::kArcher;
+    case Kind::kCommand: return Ability::kCommand;
+    case Kind::kSentry: return Ability::kSentry;
+    case Kind::kWolf: return Ability::kWolfForm;
+    case Kind::kSprint: return Ability::kSprint;
+    default: return Ability::kCount;
+  }
+}
+
 int manhattan(int a, int b) { return std::abs(cell_x(a) - cell_x(b)) + std::abs(cell_y(a) - cell_y(b)); }
+
+// Setup turn orders (docs "Setup phases"): bridges and camps I,R,R,I; draft and placement alternate.
+constexpr int kIRRI[4] = {0, 1, 1, 0};
 
 }  // namespace
 
@@ -59,120 +112,304 @@ Decoded Game::decode(Action a) { return kDecode[a]; }
 
 // =============================================================================== setup
 
-Game::Game(const GameSpec& spec) : board_(spec.board), abilities_(spec.abilities) {
+Game::Game(const GameSpec& spec)
+    : board_(spec.board), parameters_json_(spec.parameters_json), team_mode_(spec.team_mode), setup_(spec.setup) {
   auto fail = [](const std::string& m) { throw std::invalid_argument(m); };
-  for (int team = 0; team < kTeams; ++team) {
-    for (int i = 0; i < kTeamSize; ++i) {
-      const CharacterSpec& c = spec.teams[team][i];
-      const int t = team * kTeamSize + i;
-      TokenInfo& k = tokens_[t];
-      k.id = c.id;
-      k.name = c.name;
+  abilities_[0] = spec.abilities;
+  abilities_[1] = spec.has_advanced_abilities ? spec.advanced_abilities : spec.abilities;
+  advanced_ = spec.advanced;
+  for (int side = 0; side < 2; ++side)
+    for (int a = 0; a < kAbilityCount; ++a) {
+      const AbilityRules& r = abilities_[side][a];
+      if (r.ap < 0 || r.ap > 20 || r.per_activation < 0 || r.per_activation > 20 || r.param < 0 || r.param > 20)
+        fail(std::string("ability '") + kAbilityNames[a] + "': ap, per_activation and its number must be in 0..20");
+      if (r.uses_per_game < 0 || r.uses_per_game > 200)
+        fail(std::string("ability '") + kAbilityNames[a] + "': uses_per_game must be in 0..200");
+    }
+  // Cards by card index.
+  std::array<bool, kCards> seen{};
+  for (const CharacterSpec& c : spec.cards) {
+    int k = -1;
+    for (int i = 0; i < kCards; ++i)
+      if (c.id == kCardIds[i]) k = i;
+    if (k < 0) fail("unknown character '" + c.id + "'");
+    if (seen[k]) fail("character '" + c.id + "' listed twice");
+    seen[k] = true;
+    for (int team = 0; team < kTeams; ++team) {
+      const bool adv = advanced_[team] != 0;
+      CardInfo& info = cards_[team][k];
+      info.id = c.id;
+      info.name = c.name;
+      info.archetype = c.archetype;
       const size_t space = c.name.find_last_of(' ');
-      k.short_name = space == std::string::npos ? c.name : c.name.substr(space + 1);
-      for (char& ch : k.short_name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      if (k.short_name.empty()) fail("character '" + c.id + "' has no name");
-      k.qualified = (team == 0 ? "imperial-" : "raider-") + k.short_name;
-      k.team = team;
-      if (c.ap < 0 || c.ap > 20) fail("character '" + c.id + "': ap must be in 0..20");
-      if (c.item_slots < 0 || c.item_slots > 8) fail("character '" + c.id + "': item_slots must be in 0..8");
-      if (c.bonus_ap < 0 || c.bonus_ap > 10) fail("character '" + c.id + "': bonus_ap must be in 0..10");
-      k.ap = c.ap;
-      k.slots = c.item_slots;
-      k.bonus = c.bonus_ap;
+      info.short_name = space == std::string::npos ? c.name : c.name.substr(space + 1);
+      for (char& ch : info.short_name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (info.short_name.empty()) fail("character '" + c.id + "' has no name");
+      info.ap = adv && c.adv_ap >= 0 ? c.adv_ap : c.ap;
+      info.slots = adv && c.adv_item_slots >= 0 ? c.adv_item_slots : c.item_slots;
+      info.bonus = adv && c.adv_bonus_ap >= 0 ? c.adv_bonus_ap : c.bonus_ap;
+      if (info.ap < 0 || info.ap > 20) fail("character '" + c.id + "': ap must be in 0..20");
+      if (info.slots < 0 || info.slots > 8) fail("character '" + c.id + "': item_slots must be in 0..8");
+      if (info.bonus < 0 || info.bonus > 10) fail("character '" + c.id + "': bonus_ap must be in 0..10");
       for (const std::string& name : c.abilities) {
         int found = -1;
         for (int a = 0; a < kAbilityCount; ++a)
           if (name == kAbilityNames[a]) found = a;
         if (found < 0) fail("character '" + c.id + "': unknown ability '" + name + "'");
-        k.abilities |= uint64_t{1} << found;
-        const int uses = abilities_[found].uses_per_game;
+        info.abilities |= uint64_t{1} << found;
+        const int uses = abilities_[advanced_[team]][found].uses_per_game;
         if (uses > 0) {
-          if (k.uses_per_game >= 0) fail("character '" + c.id + "' has two per-game limited abilities");
-          if (uses > 200) fail("ability '" + name + "': uses_per_game must be <= 200");
-          k.uses_per_game = uses;
+          if (info.uses_per_game >= 0) fail("character '" + c.id + "' has two per-game limited abilities");
+          info.uses_per_game = uses;
         }
       }
-      for (int j = 0; j < i; ++j)
-        if (tokens_[team * kTeamSize + j].short_name == k.short_name)
-          fail("two characters of one team share the short name '" + k.short_name + "'");
     }
+    card_abilities_[k] = cards_[0][k].abilities;
   }
-  for (int t = kCharacters; t < kTokens; ++t) {
-    tokens_[t].short_name = tokens_[t].qualified = "token" + std::to_string(t);
-    tokens_[t].team = t - kCharacters;  // reserved slots (part 2: sentries)
-  }
+  for (int k = 0; k < kCards; ++k)
+    if (!seen[k]) fail(std::string("character '") + kCardIds[k] + "' is missing from the card table");
+  // An ability with an action belongs to one card at most (Changeling's lender is implied, D30).
   for (int a = 0; a < kAbilityCount; ++a) {
-    const AbilityRules& r = abilities_[a];
-    if (r.ap < 0 || r.ap > 20 || r.per_activation < 0 || r.per_activation > 20)
-      fail(std::string("ability '") + kAbilityNames[a] + "': ap and per_activation must be in 0..20");
+    int owners = 0;
+    for (int k = 0; k < kCards; ++k) owners += (card_abilities_[k] >> a) & 1;
+    if (owners > 1 && ((kActiveAbilities >> a) & 1))
+      fail(std::string("ability '") + kAbilityNames[a] + "' belongs to two cards");
   }
-  // Letters on the drawn board: first letter of the short name not yet taken in that case.
-  std::string taken;
-  for (int t = 0; t < num_tokens_; ++t) {
-    TokenInfo& k = tokens_[t];
-    k.letter = '?';
-    for (char ch : k.short_name + "abcdefghijklmnopqrstuvwxyz") {
-      if (!std::isalpha(static_cast<unsigned char>(ch))) continue;
-      const char l = static_cast<char>(k.team == 0 ? std::toupper(ch) : std::tolower(ch));
-      if (taken.find(l) == std::string::npos) {
-        k.letter = l;
-        break;
+  if (team_mode_ != Teams::kDraft) {
+    for (int team = 0; team < kTeams; ++team)
+      for (int i = 0; i < kTeamSize; ++i) {
+        int k = -1;
+        for (int j = 0; j < kCards; ++j)
+          if (spec.team_ids[team][i] == kCardIds[j]) k = j;
+        if (k < 0) fail("unknown character '" + spec.team_ids[team][i] + "' in the teams");
+        fixed_teams_[team][i] = k;
       }
-    }
-    taken += k.letter;
+    for (int t = 0; t < kCharacters; ++t)
+      for (int u = 0; u < t; ++u) {
+        const int a = fixed_teams_[team_of(t)][t % 3], b = fixed_teams_[team_of(u)][u % 3];
+        if (a == b) fail(std::string("character '") + kCardIds[a] + "' is in the teams twice");
+        if (team_of(t) == team_of(u) && cards_[0][a].archetype == cards_[0][b].archetype)
+          fail(std::string("characters '") + kCardIds[b] + "' and '" + kCardIds[a] +
+               "' of one team share the archetype '" + cards_[0][a].archetype + "'");
+      }
   }
+  strawberry_total_ = std::max(14, board_.initial_strawberry_count());
+  // Bound (see docs, D17): the documented 3000, unless a card table makes longer games possible:
+  // per activation at most (AP + bonus + Bards) × 2 AP-costing actions (free moves: Sprint gives
+  // 3 moves for 2 AP, Retriever 1), plus the 0-AP ones, and the setup actions.
   int ap_max = 0;
-  for (int t = 0; t < num_tokens_; ++t) {
-    const TokenInfo& k = tokens_[t];
-    if (k.has(Ability::kWarCry) || k.has(Ability::kInspirationalBallad)) bards_.push_back(t);
-    if (k.has(Ability::kGuardian)) guardians_.push_back(t);
-    ap_max = std::max(ap_max, k.ap + k.bonus);
-  }
-  // Bound (see docs): per activation at most ap_max + Ballads AP-costing actions, plus activate,
-  // face, charm and end; per game at most one extra pluck (bonus regained) and one discard per
-  // strawberry, and the box's hedge tokens; each action defeats at most 6 characters (respawns).
-  const int berries = board_.initial_strawberry_count();
-  const int per_activation = ap_max + static_cast<int>(bards_.size()) + 4;
-  const int actions = 2 * kRounds * (1 + 2 * per_activation) + 2 * berries + kMaxPlantedHedges + kMaxChoppedHedges;
-  // 2310 for the shipped data; the round 3000 is the documented bound both implementations give.
+  for (int team = 0; team < kTeams; ++team)
+    for (int k = 0; k < kCards; ++k) ap_max = std::max(ap_max, cards_[team][k].ap + cards_[team][k].bonus);
+  const int per_activation = 2 * (ap_max + 2) + 12;
+  const int actions = 2 * kRounds * (1 + 2 * per_activation) + 2 * strawberry_total_ + kMaxPlantedHedges +
+                      kMaxChoppedHedges + 20;
   max_game_length_ = std::max(3000, actions * (1 + kCharacters));
+}
+
+void Game::place_fixed(State& s) const {
+  for (int t = 0; t < kCharacters; ++t) {
+    const int c = board_.start_spaces()[team_of(t)][t % kTeamSize];
+    s.cell[t] = static_cast<uint8_t>(c);
+    // Face the board centre (4.5, 4.5) along the larger offset; a tie faces vertically (D1).
+    const int dx2 = 9 - 2 * cell_x(c), dy2 = 9 - 2 * cell_y(c);
+    s.facing[t] = static_cast<uint8_t>(std::abs(dx2) > std::abs(dy2) ? (dx2 > 0 ? kE : kW) : (dy2 > 0 ? kS : kN));
+  }
+}
+
+void Game::start_game(State& s) const {
+  s.phase = kPhaseRest;
+  s.round = 1;
+  s.team = 0;
+  s.player = 0;
+  s.setup_step = 0;
 }
 
 State Game::initial_state(uint64_t) const {
   State s;
   s.hedge_east = board_.initial_east_hedges();
   s.hedge_south = board_.initial_south_hedges();
-  s.strawberries = board_.initial_strawberries();
-  s.hydra = {static_cast<uint8_t>(board_.initial_hydras()[0]), static_cast<uint8_t>(board_.initial_hydras()[1])};
   s.cell.fill(kNone);
   s.facing.fill(0);
   s.uses_left.fill(kNone);
   s.queue.fill(kNone);
   s.done.fill(kNone);
   s.last_rested.fill(kNone);
-  for (int team = 0; team < kTeams; ++team) {
-    for (int i = 0; i < kTeamSize; ++i) {
-      const int t = team * kTeamSize + i, c = board_.start_spaces()[team][i];
-      s.cell[t] = static_cast<uint8_t>(c);
-      // Face the board centre (4.5, 4.5) along the larger offset; a tie faces vertically (D1).
-      const int dx2 = 9 - 2 * cell_x(c), dy2 = 9 - 2 * cell_y(c);
-      s.facing[t] = static_cast<uint8_t>(std::abs(dx2) > std::abs(dy2) ? (dx2 > 0 ? kE : kW)
-                                                                        : (dy2 > 0 ? kS : kN));
-      if (tokens_[t].uses_per_game >= 0) s.uses_left[t] = static_cast<uint8_t>(tokens_[t].uses_per_game);
+  s.card.fill(kNone);
+  s.camp.fill(kNone);
+  s.hydra.fill(kNone);
+  for (int i = 0; i < board_.slot_count(); ++i) {
+    s.tile_face[i] = static_cast<uint8_t>(board_.initial_face(i));
+    s.tile_transform[i] = static_cast<uint8_t>(board_.tiles()[i].rotation);
+  }
+  if (setup_ == Setup::kFixed) {
+    s.strawberries = board_.initial_strawberries();
+    s.bridges = board_.bridge_cells();
+    s.camp = board_.initial_camps();
+    s.hydra = {static_cast<uint8_t>(board_.initial_hydras()[0]), static_cast<uint8_t>(board_.initial_hydras()[1])};
+  }
+  if (team_mode_ == Teams::kDraft) {
+    s.phase = kPhaseDraft;
+    return s;
+  }
+  for (int t = 0; t < kCharacters; ++t) {
+    const int k = fixed_teams_[team_of(t)][t % kTeamSize];
+    s.card[t] = static_cast<uint8_t>(k);
+    const CardInfo& info = cards_[team_of(t)][k];
+    if (info.uses_per_game >= 0) s.uses_left[t] = static_cast<uint8_t>(info.uses_per_game);
+    if (k == kCardRegent) {
+      s.regent_team = static_cast<uint8_t>(team_of(t));
+      s.regent_vp[team_of(t)] = static_cast<uint8_t>(rules_for_team(team_of(t), Ability::kPointOfOrder).param);
     }
   }
+  if (setup_ == Setup::kInteractive) {
+    s.phase = kPhaseBridges;
+    return s;
+  }
+  place_fixed(s);
   return s;
+}
+
+// ------------------------------------------------------------------ setup phases (64, 65)
+
+int Game::setup_team(const State& s) const {
+  switch (s.phase) {
+    case kPhaseBridges:
+    case kPhaseCamps: return kIRRI[s.setup_step & 3];
+    default: return s.setup_step & 1;  // draft, placement
+  }
+}
+
+bool Game::draft_ok(const State& s, int k) const {
+  const int tm = setup_team(s);
+  for (int t = 0; t < kCharacters; ++t) {
+    if (s.card[t] == k) return false;
+    if (team_of(t) == tm && s.card[t] < kCards && cards_[0][s.card[t]].archetype == cards_[0][k].archetype)
+      return false;
+  }
+  return true;
+}
+
+bool Game::bridge_ok(const State& s, int b) const {
+  const int c = board_.bridge_spot(b);
+  const int tile = board_.moat_tile(c);
+  bool taken = false;
+  s.bridges.for_each([&](int x) { taken = taken || board_.moat_tile(x) == tile; });
+  if (taken) return false;
+  // Both joins unhedged (P1): along the bridge's axis.
+  const bool east_west = cell_x(c) == 2 || cell_x(c) == 7;
+  return east_west ? !hedge(s, c, kE) && !hedge(s, c, kW) : !hedge(s, c, kN) && !hedge(s, c, kS);
+}
+
+bool Game::camp_ok(const State& s, int kind, int corner) const {
+  if (kind / 2 != setup_team(s) || s.camp[kind] != kNone) return false;
+  for (int k = 0; k < kCampKinds; ++k)
+    if (s.camp[k] == corner) return false;
+  return true;
+}
+
+bool Game::place_ok(const State& s, int r) const {
+  const int corner = s.camp[2 * setup_team(s)];
+  if (corner >= kCorners) return false;
+  const int c = board_.corner_cell_list(corner)[r];
+  return c != board_.insignia(corner) && !occupied(s).test(c);
+}
+
+void Game::finish_camps(State& s) const {
+  // Hydras on the elbows nearest the strawberry camps, hydra 1 the lower cell index (D34).
+  int a = board_.elbow(s.camp[1]), b = board_.elbow(s.camp[3]);
+  if (a > b) std::swap(a, b);
+  s.hydra = {static_cast<uint8_t>(a), static_cast<uint8_t>(b)};
+  s.strawberries = board_.marked_strawberries();
+  s.strawberries.set(Board::interior_corner(a));  // D35: not doubled
+  s.strawberries.set(Board::interior_corner(b));
+}
+
+bool Game::setup_legal(const State& s, const Decoded& d) const {
+  switch (s.phase) {
+    case kPhaseDraft: return d.kind == Kind::kDraft && draft_ok(s, d.a);
+    case kPhaseBridges: return d.kind == Kind::kBridge && bridge_ok(s, d.a);
+    case kPhaseCamps: return d.kind == Kind::kCamp && camp_ok(s, d.a, d.b);
+    case kPhasePlacement: return d.kind == Kind::kPlace && place_ok(s, d.a);
+    default: return false;
+  }
+}
+
+void Game::setup_apply(State& s, const Decoded& d) const {
+  const int tm = setup_team(s);
+  switch (d.kind) {
+    case Kind::kDraft: {
+      const int t = tm * kTeamSize + s.setup_step / 2;
+      s.card[t] = d.a;
+      const CardInfo& info = cards_[tm][d.a];
+      if (info.uses_per_game >= 0) s.uses_left[t] = static_cast<uint8_t>(info.uses_per_game);
+      if (d.a == kCardRegent) {
+        s.regent_team = static_cast<uint8_t>(tm);
+        s.regent_vp[tm] = static_cast<uint8_t>(rules_for_team(tm, Ability::kPointOfOrder).param);
+      }
+      if (++s.setup_step == 6) {
+        s.setup_step = 0;
+        if (setup_ == Setup::kInteractive) {
+          s.phase = kPhaseBridges;
+        } else {
+          place_fixed(s);
+          start_game(s);
+        }
+      }
+      break;
+    }
+    case Kind::kBridge:
+      s.bridges.set(board_.bridge_spot(d.a));
+      if (++s.setup_step == 4) {
+        s.setup_step = 0;
+        s.phase = kPhaseCamps;
+      }
+      break;
+    case Kind::kCamp:
+      s.camp[d.a] = d.b;
+      if (++s.setup_step == 4) {
+        s.setup_step = 0;
+        s.phase = kPhasePlacement;
+        finish_camps(s);
+      }
+      break;
+    case Kind::kPlace: {
+      const int t = tm * kTeamSize + s.setup_step / 2;
+      s.cell[t] = board_.corner_cell_list(s.camp[2 * tm])[d.a];
+      s.facing[t] = d.b;
+      if (++s.setup_step == 6) start_game(s);
+      break;
+    }
+    default:
+      break;
+  }
+  if (s.phase >= kPhaseDraft) {
+    s.team = static_cast<uint8_t>(setup_team(s));
+    s.player = static_cast<int8_t>(s.team);
+  }
 }
 
 // =============================================================================== geometry on a state
 
 uint8_t Game::steps(const State& s, int c) const {
-  uint8_t m = board_.open_steps(c);
+  if (board_.ring(c) && !s.bridges.test(c)) return 0;  // water
+  uint8_t m = board_.dry_steps(c);
+  for (uint8_t r = board_.ring_dirs(c) & m; r; r &= static_cast<uint8_t>(r - 1)) {
+    const int d = std::countr_zero(r);
+    if (!s.bridges.test(board_.neighbor(c, d))) m &= static_cast<uint8_t>(~(1u << d));
+  }
   if ((m & (1u << kN)) && s.hedge_south.test(c - kSize)) m &= static_cast<uint8_t>(~(1u << kN));
   if ((m & (1u << kE)) && s.hedge_east.test(c)) m &= static_cast<uint8_t>(~(1u << kE));
   if ((m & (1u << kS)) && s.hedge_south.test(c)) m &= static_cast<uint8_t>(~(1u << kS));
   if ((m & (1u << kW)) && s.hedge_east.test(c - 1)) m &= static_cast<uint8_t>(~(1u << kW));
+  return m;
+}
+
+uint8_t Game::token_steps(const State& s, int c, int t) const {
+  uint8_t m = steps(s, c);
+  const int hc = enemy_hound_cell(s, t);
+  if (hc != kNone)
+    for (int d = 0; d < 4; ++d)
+      if (board_.neighbor(c, d) == hc) m &= static_cast<uint8_t>(~(1u << d));
   return m;
 }
 
@@ -181,13 +418,13 @@ int Game::diagonal_target(int c, int d) const {
   return on_board(x, y) ? cell_at(x, y) : kNone;
 }
 
-bool Game::diagonal_ok(const State& s, int c, int d) const {
+bool Game::diagonal_ok(const State& s, int c, int d, int t) const {
   const int target = diagonal_target(c, d);
-  if (target == kNone || board_.bridge(c) || board_.bridge(target)) return false;
+  if (target == kNone || s.bridges.test(c) || s.bridges.test(target)) return false;
   const int h = kDiagParts[d][0], v = kDiagParts[d][1];
-  const uint8_t here = steps(s, c);
-  if (((here >> h) & 1) && ((steps(s, board_.neighbor(c, h)) >> v) & 1)) return true;
-  if (((here >> v) & 1) && ((steps(s, board_.neighbor(c, v)) >> h) & 1)) return true;
+  const uint8_t here = token_steps(s, c, t);  // Territorial: never through or onto the Hound (44)
+  if (((here >> h) & 1) && ((token_steps(s, board_.neighbor(c, h), t) >> v) & 1)) return true;
+  if (((here >> v) & 1) && ((token_steps(s, board_.neighbor(c, v), t) >> h) & 1)) return true;
   return false;
 }
 
@@ -202,29 +439,36 @@ bool Game::adjacent(const State& s, int a, int b) const {
   }
 }
 
-bool Game::within_two_steps(const State& s, int from, int to) const {
+bool Game::within_steps(const State& s, int from, int to, int n) const {
   if (from == to) return true;
-  const uint8_t first = steps(s, from);
-  for (int d = 0; d < 4; ++d) {
-    if (!((first >> d) & 1)) continue;
-    const int n = board_.neighbor(from, d);
-    if (n == to) return true;
-    const uint8_t second = steps(s, n);
-    for (int e = 0; e < 4; ++e)
-      if (((second >> e) & 1) && board_.neighbor(n, e) == to) return true;
+  if (manhattan(from, to) > n) return false;
+  Bits128 reached, frontier;
+  reached.set(from);
+  frontier.set(from);
+  for (int i = 0; i < n && frontier.any(); ++i) {
+    Bits128 next;
+    frontier.for_each([&](int c) {
+      const uint8_t m = steps(s, c);
+      for (int d = 0; d < 4; ++d)
+        if ((m >> d) & 1) next.set(board_.neighbor(c, d));
+    });
+    next &= ~reached;
+    if (next.test(to)) return true;
+    reached |= next;
+    frontier = next;
   }
   return false;
 }
 
 Bits128 Game::occupied(const State& s) const {
   Bits128 out;
-  for (int t = 0; t < num_tokens_; ++t)
+  for (int t = 0; t < kTokens; ++t)
     if (s.cell[t] != kNone) out.set(s.cell[t]);
   return out;
 }
 
 bool Game::other_token_at(const State& s, int c, int t) const {
-  for (int u = 0; u < num_tokens_; ++u)
+  for (int u = 0; u < kTokens; ++u)
     if (u != t && s.cell[u] == c) return true;
   return false;
 }
@@ -234,8 +478,8 @@ Bits128 Game::line_of_sight(const State& s, int t, int range) const {
   int c = s.cell[t];
   out.set(c);
   Bits128 blockers = occupied(s);
-  blockers.set(s.hydra[0]);
-  blockers.set(s.hydra[1]);
+  for (int h = 0; h < 2; ++h)
+    if (s.hydra[h] != kNone) blockers.set(s.hydra[h]);
   const int d = s.facing[t];
   for (int k = 1; k <= range; ++k) {
     const int n = board_.neighbor(c, d);
@@ -257,17 +501,66 @@ bool Game::in_facing_direction(int c, int facing, int from) const {
   }
 }
 
+int Game::token_with(const State& s, Ability a) const {
+  const uint64_t bit = ability_bit(a);
+  for (int t = 0; t < kCharacters; ++t)
+    if (card_abilities_[s.card[t]] & bit) return t;
+  return kNone;
+}
+
+int Game::enemy_hound_cell(const State& s, int t) const {
+  const int h = token_with(s, Ability::kTerritorial);
+  if (h == kNone || s.cell[h] == kNone || team(s, h) == team(s, t)) return kNone;
+  return s.cell[h];
+}
+
+bool Game::under_aura(const State& s, int t) const {
+  const int n = token_with(s, Ability::kAuraOfTranquility);
+  return n != kNone && n != t && s.cell[n] != kNone && s.cell[t] != kNone && manhattan(s.cell[n], s.cell[t]) <= 1;
+}
+
+int Game::hydra_step(const State& s, int h, int d) const {
+  const int c = s.hydra[h];
+  if (c == kNone) return kNone;
+  int n = board_.neighbor(c, d);
+  while (n != kNone && s.bridges.test(n)) n = board_.neighbor(n, d);  // dives under bridges
+  return n != kNone && board_.ring(n) && !s.bridges.test(n) ? n : kNone;
+}
+
+const AbilityRules& Game::rules(const State& s, Ability a) const {
+  const int owner = token_with(s, a);
+  return abilities_[advanced_[owner == kNone ? 0 : team_of(owner)]][static_cast<int>(a)];
+}
+
 bool Game::attack_protected(const State& s, int target, int attacker_cell) const {
-  const int c = s.cell[target], team = tokens_[target].team;
-  if (board_.character_camp(team).test(c)) return true;
-  for (int g : guardians_)
-    if (g != target && tokens_[g].team == team && s.cell[g] != kNone && within_two_steps(s, s.cell[g], c))
-      return true;
-  return shield_blocks(s, target, attacker_cell);
+  const int c = s.cell[target], tm = team(s, target);
+  if (character_camp(s, tm).test(c)) return true;
+  const int g = token_with(s, Ability::kGuardian);  // D5, D14
+  if (g != kNone && g != target && team_of(g) == tm && s.cell[g] != kNone && within_steps(s, s.cell[g], c, 2))
+    return true;
+  if (shield_blocks(s, target, attacker_cell)) return true;
+  if (has(s, target, Ability::kCamouflage))  // 55: a hedge on one of its edges
+    for (int d = 0; d < 4; ++d)
+      if (board_.neighbor(c, d) != kNone && hedge(s, c, d)) return true;
+  const int r = token_with(s, Ability::kSilentSentinel);  // 57: allies in the Ranger's ray (D32)
+  if (r != kNone && r != target && team_of(r) == tm && s.cell[r] != kNone && line_of_sight(s, r, kSize).test(c))
+    return true;
+  return false;
 }
 
 bool Game::shield_blocks(const State& s, int target, int from_cell) const {
-  return tokens_[target].has(Ability::kTowerShield) && in_facing_direction(s.cell[target], s.facing[target], from_cell);
+  return has(s, target, Ability::kTowerShield) && in_facing_direction(s.cell[target], s.facing[target], from_cell);
+}
+
+void Game::tile_hedges(const State& s, Bits128& east, Bits128& south) const {
+  east = south = Bits128{};
+  for (int i = 0; i < board_.slot_count(); ++i) {
+    Bits128 e, so;
+    if (board_.tile_hedges(i, s.tile_face[i], s.tile_transform[i], e, so)) {
+      east |= e;
+      south |= so;
+    }
+  }
 }
 
 // =============================================================================== turn structure
@@ -288,7 +581,7 @@ bool Game::can_activate(const State& s, int c) const {
 bool Game::can_forfeit(const State& s, int c) const { return can_activate(s, c) && any_hydra_step(s); }
 
 bool Game::hydra_step_ok(const State& s, int h, int d) const {
-  const int n = board_.hydra_step(s.hydra[h], d);
+  const int n = hydra_step(s, h, d);
   return n != kNone && n != s.hydra[1 - h];
 }
 
@@ -300,8 +593,8 @@ bool Game::any_hydra_step(const State& s) const {
 }
 
 bool Game::respawn_ok(const State& s, int r) const {
-  if (s.queue_count == 0) return false;
-  const auto& camp = board_.character_camp_cells(team_of(s.queue[0]));
+  if (s.queue_count == 0 || s.camp[2 * team_of(s.queue[0])] >= kCorners) return false;
+  const auto& camp = board_.corner_cell_list(s.camp[2 * team_of(s.queue[0])]);
   const Bits128 occ = occupied(s);
   if (!occ.test(camp[r])) return true;
   for (int c : camp)
@@ -313,9 +606,10 @@ void Game::start_activation(State& s, int t) const {
   s.active = static_cast<uint8_t>(t);
   s.phase = kPhaseAct;
   s.activation = Activation{};
-  int ap = tokens_[t].ap;
+  const CardInfo& me = *info(s, t);
+  int ap = me.ap;
   if (s.carried[t] > 0) {
-    ap += tokens_[t].bonus;
+    ap += me.bonus;
     s.activation.bonus = 1;
   }
   s.activation.ap = static_cast<uint8_t>(ap);  // Bards are applied by settle() (point 20)
@@ -325,6 +619,7 @@ void Game::end_activation(State& s) const {
   s.done[s.done_count++] = s.active;
   s.active = kNone;
   s.activation = Activation{};
+  if (s.phase == kPhasePuppet) s.phase = kPhaseAct;
   after_activation(s);
 }
 
@@ -340,6 +635,7 @@ void Game::end_turn(State& s) const {
   s.resting = kNone;
   s.done_count = 0;
   s.done.fill(kNone);
+  s.wolf = 0;  // Wolf Form lasts the player turn (D33)
   flow_phase(s) = kPhaseRest;
   if (s.team == 1 && (s.round >= kRounds || !s.strawberries.any())) {
     s.player = kTerminalPlayer;
@@ -350,31 +646,79 @@ void Game::end_turn(State& s) const {
 }
 
 void Game::defeat(State& s, int t) const {
-  s.carried[t] = 0;
+  if (s.cell[t] == kNone) return;
+  const int tm = team(s, t);
   s.cell[t] = kNone;
-  if (s.queue_count < kTokens) s.queue[s.queue_count++] = static_cast<uint8_t>(t);
+  if (t >= kCharacters) {
+    s.facing[t] = 0;  // sentries leave the board without respawn
+  } else {
+    s.carried[t] = 0;
+    if (s.queue_count < kTokens) s.queue[s.queue_count++] = static_cast<uint8_t>(t);
+  }
+  if (tm == s.regent_team && s.regent_vp[tm] > 0) --s.regent_vp[tm];  // Point of Order (58)
 }
 
-void Game::resolve_hydras(State& s) const {
-  const Bits128 zone = board_.around(s.hydra[0]) | board_.around(s.hydra[1]);
-  for (int t = 0; t < num_tokens_; ++t) {
-    const int c = s.cell[t];
-    if (c != kNone && zone.test(c) && !board_.character_camp(tokens_[t].team).test(c)) defeat(s, t);
+// Step 3 of "After every action": hydras, Feral and sentries strike in passes until none does.
+void Game::resolve_passives(State& s) const {
+  const int basilisk = token_with(s, Ability::kPoisonBlood);
+  const int feral = token_with(s, Ability::kFeral);
+  for (;;) {
+    uint8_t hit = 0, poisoned_hydras = 0, poisoned_tokens = 0;
+    for (int h = 0; h < 2; ++h) {
+      if (s.hydra[h] == kNone) continue;
+      const Bits128& zone = board_.around(s.hydra[h]);
+      for (int t = 0; t < kTokens; ++t) {
+        const int c = s.cell[t];
+        if (c == kNone || !zone.test(c) || ((s.wolf >> t) & 1) || character_camp(s, team(s, t)).test(c)) continue;
+        hit = static_cast<uint8_t>(hit | (1u << t));
+        if (t == basilisk) poisoned_hydras = static_cast<uint8_t>(poisoned_hydras | (1u << h));
+      }
+    }
+    if (feral != kNone && s.cell[feral] != kNone) {
+      const int c = s.cell[feral];
+      for (int u = 0; u < kTokens; ++u)
+        if (s.cell[u] == c && enemy(s, feral, u) && !attack_protected(s, u, c)) {
+          hit = static_cast<uint8_t>(hit | (1u << u));
+          if (u == basilisk) poisoned_tokens = static_cast<uint8_t>(poisoned_tokens | (1u << feral));
+        }
+    }
+    for (int k = kCharacters; k < kTokens; ++k) {
+      const int c = s.cell[k];
+      if (c == kNone) continue;
+      const Bits128 sight = line_of_sight(s, k, kSize);
+      for (int u = 0; u < kTokens; ++u) {
+        const int cu = s.cell[u];
+        if (cu == kNone || !enemy(s, k, u) || !adjacent(s, c, cu) || !sight.test(cu) || attack_protected(s, u, c))
+          continue;
+        hit = static_cast<uint8_t>(hit | (1u << u));
+        if (u == basilisk) poisoned_tokens = static_cast<uint8_t>(poisoned_tokens | (1u << k));
+      }
+    }
+    if (!hit) return;
+    for (int t = 0; t < kTokens; ++t)
+      if ((hit >> t) & 1) defeat(s, t);
+    for (int h = 0; h < 2; ++h)
+      if ((poisoned_hydras >> h) & 1) s.hydra[h] = kNone;  // Poison Blood kills the hydra (40)
+    for (int k = 0; k < kTokens; ++k)
+      if (((poisoned_tokens >> k) & 1) && s.cell[k] != kNone && !character_camp(s, team(s, k)).test(s.cell[k]))
+        defeat(s, k);
   }
 }
 
 void Game::bard_check(State& s) const {
   const int t = s.active, c = s.cell[t];
   int delta = 0;
-  for (int b : bards_) {
+  for (int b = 0; b < kCharacters; ++b) {
+    const uint64_t ab = abilities_of(s, b);
+    if (!(ab & (ability_bit(Ability::kWarCry) | ability_bit(Ability::kInspirationalBallad)))) continue;
     if (b == t || s.cell[b] == kNone || manhattan(s.cell[b], c) > 2) continue;
     const uint8_t bit = static_cast<uint8_t>(1u << b);
-    if (!enemy(t, b)) {
-      if (tokens_[b].has(Ability::kInspirationalBallad) && !(s.activation.ballad & bit)) {
+    if (team_of(b) == team_of(t)) {
+      if ((ab & ability_bit(Ability::kInspirationalBallad)) && !(s.activation.ballad & bit)) {
         s.activation.ballad |= bit;
         ++delta;
       }
-    } else if (tokens_[b].has(Ability::kWarCry) && !(s.activation.war_cry & bit)) {
+    } else if ((ab & ability_bit(Ability::kWarCry)) && !(s.activation.war_cry & bit)) {
       s.activation.war_cry |= bit;
       --delta;
     }
@@ -382,11 +726,12 @@ void Game::bard_check(State& s) const {
   if (delta) s.activation.ap = static_cast<uint8_t>(std::clamp(s.activation.ap + delta, 0, 255));
 }
 
-// After every action: hydras strike, a defeated active character's activation ends, Bards act on
-// the active character, and the respawn queue takes the turn while it is not empty.
+// After every action: passive attacks, a defeated active character's activation ends, Bards act
+// on the active character, and the respawn queue takes the turn while it is not empty.
 void Game::settle(State& s, int queued_before) const {
-  resolve_hydras(s);
-  // The characters one action defeats (an attack, then the hydras) queue together in token order.
+  if (s.phase >= kPhaseDraft) return;  // setup: nothing on the board strikes yet
+  resolve_passives(s);
+  // The characters one action defeats queue together in token order (D9).
   std::sort(s.queue.begin() + queued_before, s.queue.begin() + s.queue_count);
   if (s.active != kNone) {
     if (s.cell[s.active] == kNone)
@@ -419,7 +764,7 @@ void Game::settle(State& s, int queued_before) const {
 void Game::gain_strawberry(State& s, int t) const {
   ++s.carried[t];
   if (t == s.active && s.carried[t] == 1 && !s.activation.bonus) {
-    s.activation.ap = static_cast<uint8_t>(std::min(255, s.activation.ap + tokens_[t].bonus));
+    s.activation.ap = static_cast<uint8_t>(std::min(255, s.activation.ap + info(s, t)->bonus));
     s.activation.bonus = 1;
   }
 }
@@ -427,19 +772,20 @@ void Game::gain_strawberry(State& s, int t) const {
 void Game::lose_strawberries(State& s, int t, int n) const {
   s.carried[t] = static_cast<uint8_t>(s.carried[t] - n);
   if (t == s.active && s.carried[t] == 0 && s.activation.bonus) {
-    s.activation.ap = static_cast<uint8_t>(std::max(0, s.activation.ap - tokens_[t].bonus));
+    s.activation.ap = static_cast<uint8_t>(std::max(0, s.activation.ap - info(s, t)->bonus));
     s.activation.bonus = 0;
   }
 }
 
+// Point 11 for a voluntary move of the active character; free moves count as AP (D24).
 bool Game::can_enter(const State& s, int t, int dest, int cost) const {
   const int ap = s.activation.ap;
-  return ap >= cost && (ap >= cost + 1 || !other_token_at(s, dest, t));
+  return ap >= cost && (ap - cost + s.activation.free_moves >= 1 || !other_token_at(s, dest, t));
 }
 
-int Game::vp(const State& s, int team) const {
-  int total = s.plucked[team] + 2 * s.deposited[team];
-  for (int t = team * kTeamSize; t < (team + 1) * kTeamSize; ++t) total += s.carried[t];
+int Game::vp(const State& s, int tm) const {
+  int total = s.plucked[tm] + 2 * s.deposited[tm] + s.regent_vp[tm];
+  for (int t = tm * kTeamSize; t < (tm + 1) * kTeamSize; ++t) total += s.carried[t];
   return total;
 }
 
@@ -469,6 +815,21 @@ void Game::legal_actions(const State& s, Actions& out) const {
       for (int r = 0; r < 4; ++r)
         if (respawn_ok(s, r)) out.push_back(act::kRespawn + r);
       return;
+    case kPhaseDraft:
+      for (int k = 0; k < kCards; ++k) out.push_back_if(act::kDraft + k, draft_ok(s, k));
+      return;
+    case kPhaseBridges:
+      for (int b = 0; b < kBridgeSpots; ++b) out.push_back_if(act::kBridge + b, bridge_ok(s, b));
+      return;
+    case kPhaseCamps:
+      for (int k = 0; k < kCampKinds; ++k)
+        for (int c = 0; c < kCorners; ++c) out.push_back_if(act::kCamp + 4 * k + c, camp_ok(s, k, c));
+      return;
+    case kPhasePlacement:
+      for (int r = 0; r < 4; ++r)
+        if (place_ok(s, r))
+          for (int f = 0; f < 4; ++f) out.push_back(act::kPlace + 4 * r + f);
+      return;
     default:
       legal_act(s, out);
   }
@@ -484,7 +845,9 @@ bool Game::is_legal(const State& s, Action a) const {
              (d.kind == Kind::kForfeit && can_forfeit(s, d.a));
     case kPhaseHydra: return d.kind == Kind::kHydra && hydra_step_ok(s, d.a, d.b);
     case kPhaseRespawn: return d.kind == Kind::kRespawn && respawn_ok(s, d.a);
-    default: return legal_act_action(s, d);
+    case kPhaseAct:
+    case kPhasePuppet: return legal_act_action(s, d);
+    default: return setup_legal(s, d);
   }
 }
 
@@ -504,19 +867,48 @@ void Game::apply_action(State& s, Action a) const {
       s.phase = kPhaseHydra;
       break;
     case Kind::kHydra:
-      s.hydra[d.a] = static_cast<uint8_t>(board_.hydra_step(s.hydra[d.a], d.b));
+      s.hydra[d.a] = static_cast<uint8_t>(hydra_step(s, d.a, d.b));
       after_activation(s);
       break;
     case Kind::kRespawn: {
       const int t = s.queue[0];
-      s.cell[t] = board_.character_camp_cells(team_of(t))[d.a];
+      s.cell[t] = board_.corner_cell_list(s.camp[2 * team_of(t)])[d.a];
       for (int i = 1; i < s.queue_count; ++i) s.queue[i - 1] = s.queue[i];
       s.queue[--s.queue_count] = kNone;
       --queued_before;
       break;
     }
-    default:
+    case Kind::kDraft:
+    case Kind::kBridge:
+    case Kind::kCamp:
+    case Kind::kPlace:
+      setup_apply(s, d);
+      break;
+    default: {
+      // Petrifying Gaze (42) watches the voluntary moves of the active character.
+      const bool moving = s.phase == kPhaseAct && (d.kind == Kind::kMove || d.kind == Kind::kPounce ||
+                                                   d.kind == Kind::kShadow || d.kind == Kind::kSlither ||
+                                                   d.kind == Kind::kCharge);
+      int basilisk = kNone;
+      bool seen_before = true;
+      if (moving) {
+        basilisk = token_with(s, Ability::kPetrifyingGaze);
+        if (basilisk != kNone && basilisk != s.active && s.cell[basilisk] != kNone &&
+            !((s.activation.gaze >> basilisk) & 1))
+          seen_before = line_of_sight(s, basilisk, kSize).test(s.cell[s.active]);
+        else
+          basilisk = kNone;
+      }
+      const int mover = s.active;
       apply_act(s, d);
+      if (basilisk != kNone && !seen_before && s.active == mover && s.cell[basilisk] != kNone &&
+          line_of_sight(s, basilisk, kSize).test(s.cell[mover]) &&
+          !shield_blocks(s, mover, s.cell[basilisk])) {
+        const int loss = rules(s, Ability::kPetrifyingGaze).param;
+        s.activation.ap = static_cast<uint8_t>(std::max(0, s.activation.ap - loss));
+        s.activation.gaze = static_cast<uint8_t>(s.activation.gaze | (1u << basilisk));
+      }
+    }
   }
   ++s.move_number;
   settle(s, queued_before);
@@ -531,29 +923,37 @@ void Game::returns(const State& s, double* out) const {
   out[1] = -out[0];
 }
 
+// Zeroed once; then only the nonzero entries are written, planes by walking bitsets.
 void Game::observation(const State& s, int player, float* out) const {
   std::fill(out, out + kObservationSize, 0.0f);
   const int me = player, them = 1 - player;
-  auto plane = [&](int p, int c) -> float& { return out[p * kCells + c]; };
-  for (int c = 0; c < kCells; ++c) {
-    plane(0, c) = board_.ring(c) ? 0.0f : 1.0f;
-    plane(1, c) = board_.water(c) ? 1.0f : 0.0f;
-    plane(2, c) = board_.bridge(c) ? 1.0f : 0.0f;
-    plane(3, c) = board_.character_camp(me).test(c) ? 1.0f : 0.0f;
-    plane(4, c) = board_.strawberry_camp(me).test(c) ? 1.0f : 0.0f;
-    plane(5, c) = board_.character_camp(them).test(c) ? 1.0f : 0.0f;
-    plane(6, c) = board_.strawberry_camp(them).test(c) ? 1.0f : 0.0f;
-    plane(7, c) = s.hedge_east.test(c) ? 1.0f : 0.0f;
-    plane(8, c) = s.hedge_south.test(c) ? 1.0f : 0.0f;
-    plane(9, c) = s.strawberries.test(c) ? 1.0f : 0.0f;
-  }
-  plane(10, s.hydra[0]) = 1.0f;
-  plane(10, s.hydra[1]) = 1.0f;
-  float* per = out + 17 * kCells;
+  auto set_plane = [&](int p, const Bits128& bits) {
+    float* plane = out + p * kCells;
+    bits.for_each([&](int c) {
+      if (c < kCells) plane[c] = 1.0f;
+    });
+  };
+  const Bits128 water = board_.ring_cells() & ~s.bridges;
+  Bits128 ground = ~board_.ring_cells();
+  set_plane(0, ground);
+  set_plane(1, water);
+  set_plane(2, s.bridges);
+  set_plane(3, character_camp(s, me));
+  set_plane(4, strawberry_camp(s, me));
+  set_plane(5, character_camp(s, them));
+  set_plane(6, strawberry_camp(s, them));
+  set_plane(7, s.hedge_east);
+  set_plane(8, s.hedge_south);
+  set_plane(9, s.strawberries);
+  for (int h = 0; h < 2; ++h)
+    if (s.hydra[h] != kNone) out[10 * kCells + s.hydra[h]] = 1.0f;
+  for (int k = kCharacters; k < kTokens; ++k)
+    if (s.cell[k] != kNone) out[(s.regent_team == me ? 17 : 18) * kCells + s.cell[k]] = 1.0f;
+  float* per = out + 19 * kCells;
   for (int k = 0; k < kCharacters; ++k) {
     const int t = (k < kTeamSize ? me : them) * kTeamSize + k % kTeamSize;
-    if (s.cell[t] != kNone) plane(11 + k, s.cell[t]) = 1.0f;
-    float* v = per + 12 * k;
+    if (s.cell[t] != kNone) out[(11 + k) * kCells + s.cell[t]] = 1.0f;
+    float* v = per + 28 * k;
     v[s.facing[t] & 3] = 1.0f;
     v[4] = s.carried[t];
     v[5] = s.resting == t;
@@ -563,38 +963,83 @@ void Game::observation(const State& s, int player, float* out) const {
     v[9] = is_done(s, t);
     v[10] = s.uses_left[t] == kNone ? 0 : s.uses_left[t];
     v[11] = s.cell[t] != kNone;
+    if (s.card[t] < kCards) v[12 + s.card[t]] = 1.0f;
+    v[26] = (s.wolf >> t) & 1;
+    v[27] = s.active == t ? s.activation.free_moves : 0;
   }
-  float* g = per + 12 * kCharacters;
+  float* g = per + 28 * kCharacters;
   g[0] = s.round;
   g[1] = s.team == me;
   g[2] = static_cast<float>(vp(s, me));
   g[3] = static_cast<float>(vp(s, them));
   g[4] = s.deposited[me];
   g[5] = s.deposited[them];
-  g[6 + std::min<int>(s.phase, 4)] = 1.0f;
-  g[11] = s.hedges_planted;
-  g[12] = s.hedges_chopped;
-  float* a = g + 13;
-  const uint64_t used = s.activation.used;
-  a[0] = s.activation.face_used;
-  a[1] = (used & ability_bit(Ability::kGrapple)) != 0;
-  a[2] = (used & ability_bit(Ability::kDragonPounce)) != 0;
-  a[3] = (used & ability_bit(Ability::kThrowingAxe)) != 0;
-  a[4] = (used & ability_bit(Ability::kCharm)) != 0;
-  a[5] = s.activation.compulsions;
+  g[6 + std::min<int>(s.phase, kPhaseCount - 1)] = 1.0f;
+  g[16] = s.hedges_planted;
+  g[17] = s.hedges_chopped;
+  g[18] = s.regent_vp[me];
+  g[19] = s.regent_vp[them];
+  g[20] = s.hydra[0] != kNone;
+  g[21] = s.hydra[1] != kNone;
+  g[22] = advanced_[me];
+  g[23] = advanced_[them];
+  float* a = g + 24;
+  const Activation& A = s.activation;
+  auto used = [&](Ability ab) { return (A.used & ability_bit(ab)) != 0 ? 1.0f : 0.0f; };
+  a[0] = A.face_used;
+  a[1] = used(Ability::kGrapple);
+  a[2] = used(Ability::kDragonPounce);
+  a[3] = used(Ability::kThrowingAxe);
+  a[4] = used(Ability::kCharm);
+  a[5] = A.compulsions;
+  a[6] = used(Ability::kSlither);
+  a[7] = used(Ability::kCharge);
+  a[8] = A.charged;
+  a[9] = used(Ability::kAlluringGaze);
+  a[10] = used(Ability::kCommand);
+  a[11] = used(Ability::kSentry);
+  a[12] = used(Ability::kSprint);
+  a[13] = used(Ability::kRetriever);
+  a[14] = static_cast<float>(std::popcount(A.gaze));
+  if (A.puppet < kTokens) a[15 + A.puppet] = 1.0f;
+  a[23] = s.setup_step;
+  float* draft = a + 25;
+  for (int k = 0; k < kCards; ++k) draft[k] = 1.0f;
+  for (int t = 0; t < kCharacters; ++t)
+    if (s.card[t] < kCards) draft[s.card[t]] = 0.0f;
 }
 
 // =============================================================================== the activation
 
+uint64_t Game::actor_abilities(const State& s) const {
+  if (s.phase == kPhasePuppet) return abilities_of(s, s.activation.puppet) & kActiveAbilities & ~kNotPuppetable;
+  const int t = s.active;
+  if (under_aura(s, t)) return 0;  // 50
+  uint64_t m = abilities_of(s, t) & kActiveAbilities;
+  if (has(s, t, Ability::kChangeling))  // 51: every adjacent character's active abilities
+    for (int u = 0; u < kCharacters; ++u)
+      if (u != t && s.cell[u] != kNone && adjacent(s, s.cell[t], s.cell[u]))
+        m |= abilities_of(s, u) & kActiveAbilities & ~kNotBorrowable;
+  return m;
+}
+
 bool Game::move_ok(const State& s, int d) const {
   const int t = s.active, c = s.cell[t];
-  if (d < 4) return ((steps(s, c) >> d) & 1) && can_enter(s, t, board_.neighbor(c, d), 1);
-  return tokens_[t].has(Ability::kAgility) && diagonal_ok(s, c, d) && can_enter(s, t, diagonal_target(c, d), 1);
+  const int budget = s.activation.ap + s.activation.free_moves;  // D24
+  int dest;
+  if (d < 4) {
+    if (!((token_steps(s, c, t) >> d) & 1)) return false;
+    dest = board_.neighbor(c, d);
+  } else {
+    if (!has(s, t, Ability::kAgility) || !diagonal_ok(s, c, d, t)) return false;
+    dest = diagonal_target(c, d);
+  }
+  return budget >= 1 && (budget >= 2 || !other_token_at(s, dest, t));
 }
 
 bool Game::near_own_strawberry_camp(const State& s, int t) const {
   const int c = s.cell[t];
-  const Bits128& camp = board_.strawberry_camp(tokens_[t].team);
+  const Bits128& camp = strawberry_camp(s, team_of(t));
   if (camp.test(c)) return true;
   for (int d = 0; d < 4; ++d) {
     const int n = board_.neighbor(c, d);
@@ -605,71 +1050,205 @@ bool Game::near_own_strawberry_camp(const State& s, int t) const {
 
 bool Game::pass_ok(const State& s, int u, int n) const {
   const int t = s.active;
-  return u != t && present(s, u) && s.activation.ap >= 1 && n <= s.carried[t] &&
-         tokens_[u].slots - s.carried[u] >= n && adjacent(s, s.cell[t], s.cell[u]);
+  if (u == t || u >= kCharacters || !present(s, u) || s.activation.ap < 1 || n > s.carried[t]) return false;
+  return info(s, u)->slots - s.carried[u] >= n && adjacent(s, s.cell[t], s.cell[u]);
 }
 
 bool Game::legal_act_action(const State& s, const Decoded& d) const {
   const int t = s.active, c = s.cell[t];
   const int ap = s.activation.ap;
+  if (s.phase == kPhaseAct) {
+    switch (d.kind) {
+      case Kind::kMove: return move_ok(s, d.a);
+      case Kind::kFace: return !s.activation.face_used && d.a != s.facing[t];
+      case Kind::kPluck: return ap >= 1 && s.strawberries.test(c);
+      case Kind::kDeposit: return ap >= 1 && s.carried[t] > 0 && near_own_strawberry_camp(s, t);
+      case Kind::kDiscard: return s.carried[t] > 0;
+      case Kind::kEnd: return true;
+      case Kind::kPass: return pass_ok(s, d.a, d.b);
+      default: break;
+    }
+  }
+  return ability_action_ok(s, actor(s), actor_abilities(s), d);
+}
+
+bool Game::ability_action_ok(const State& s, int t, uint64_t mask, const Decoded& d) const {
+  const Ability a = ability_of(d.kind);
+  if (a == Ability::kCount || !(mask & ability_bit(a))) return false;
   switch (d.kind) {
-    case Kind::kMove: return move_ok(s, d.a);
-    case Kind::kFace: return !s.activation.face_used && d.a != s.facing[t];
-    case Kind::kPluck: return ap >= 1 && s.strawberries.test(c);
-    case Kind::kDeposit: return ap >= 1 && s.carried[t] > 0 && near_own_strawberry_camp(s, t);
-    case Kind::kDiscard: return s.carried[t] > 0;
-    case Kind::kEnd: return true;
-    case Kind::kPass: return pass_ok(s, d.a, d.b);
-    case Kind::kGrapple: return grapple_ok(s, d.a, d.b);
-    case Kind::kPounce: return pounce_ok(s, d.a);
-    case Kind::kPlant: return plant_ok(s, d.a);
-    case Kind::kSpear: return spear_ok(s, d.a);
-    case Kind::kChop: return chop_ok(s, d.a);
-    case Kind::kAxe: return axe_ok(s, d.a);
-    case Kind::kThrow: return throw_ok(s, d.a);
-    case Kind::kCharm: return charm_ok(s, d.a, d.b);
-    case Kind::kShadow: return shadow_ok(s, d.a);
-    case Kind::kCompel: return compel_ok(s, d.a, d.b);
+    case Kind::kGrapple: return grapple_ok(s, t, d.a, d.b);
+    case Kind::kPounce: return pounce_ok(s, t, d.a);
+    case Kind::kPlant: return plant_ok(s, t, d.a);
+    case Kind::kSpear: return spear_ok(s, t, d.a);
+    case Kind::kChop: return chop_ok(s, t, d.a);
+    case Kind::kAxe: return axe_ok(s, t, d.a);
+    case Kind::kThrow: return throw_ok(s, t, d.a);
+    case Kind::kCharm: return charm_ok(s, t, d.a, d.b);
+    case Kind::kShadow: return shadow_ok(s, t, d.a, Ability::kShadowWalk);
+    case Kind::kCompel: return compel_ok(s, t, d.a, d.b);
+    case Kind::kSlither: return shadow_ok(s, t, d.a, Ability::kSlither);
+    case Kind::kBite: return bite_ok(s, t, d.a, d.b);
+    case Kind::kHorns: return horns_ok(s, t, d.a);
+    case Kind::kFlip: return flip_ok(s, t);
+    case Kind::kCharge: return charge_steps(s, t) > 0;
+    case Kind::kLure: return lure_ok(s, t, d.a, d.b);
+    case Kind::kVent: return vent_ok(s, t, d.a, d.b);
+    case Kind::kPuppet: return puppet_ok(s, t, d.a);
+    case Kind::kArcher: return archer_ok(s, t, d.a);
+    case Kind::kCommand: return command_ok(s, t, d.a, d.b);
+    case Kind::kSentry: return sentry_ok(s, t, d.a) && d.b < 4;
+    case Kind::kWolf: return simple_ok(s, Ability::kWolfForm);
+    case Kind::kSprint: return simple_ok(s, Ability::kSprint);
     default: return false;
   }
 }
 
-void Game::legal_act(const State& s, Actions& out) const {
-  const int t = s.active, c = s.cell[t];
-  const int ap = s.activation.ap;
-  const TokenInfo& me = tokens_[t];
-  const Bits128 occ = occupied(s);  // a destination other than c is shared iff it is in occ
-  // In increasing action id, so that the list is sorted as generated (random playouts pick
-  // actions[uniform(n)] from it; the C++ test driver checks the order).
-  if (ap >= 1) {
-    const uint8_t open = steps(s, c);
-    for (int d = 0; d < 4; ++d)
-      if ((open >> d) & 1) out.push_back_if(act::kMove + d, ap >= 2 || !occ.test(board_.neighbor(c, d)));
-    if (me.has(Ability::kAgility))
-      for (int d = kNE; d <= kNW; ++d)
-        if (diagonal_ok(s, c, d)) out.push_back_if(act::kMove + d, ap >= 2 || !occ.test(diagonal_target(c, d)));
-  }
-  if (!s.activation.face_used)
-    for (int d = 0; d < 4; ++d) out.push_back_if(act::kFace + d, d != s.facing[t]);
-  if (ap >= 1 && s.strawberries.test(c)) out.push_back(act::kPluck);
-  if (ap >= 1 && s.carried[t] && near_own_strawberry_camp(s, t)) out.push_back(act::kDeposit);
-  if (s.carried[t]) out.push_back(act::kDiscard);
-  out.push_back(act::kEnd);
-  if (ap >= 1 && s.carried[t]) {
-    for (int u = 0; u < num_tokens_; ++u) {
-      if (u == t || s.cell[u] == kNone || !adjacent(s, c, s.cell[u])) continue;
-      const int most = std::min({static_cast<int>(s.carried[t]), tokens_[u].slots - s.carried[u], kMaxPass});
-      for (int n = 1; n <= most; ++n) out.push_back(act::kPass + 4 * u + n - 1);
+// Every ability action of `mask` for actor t, through the legality functions, in increasing id
+// within each ability (the caller sorts across abilities).
+void Game::gen_ability_actions(const State& s, int t, uint64_t mask, Actions& out) const {
+  for (uint64_t bits = mask; bits; bits &= bits - 1) {
+    const Ability a = static_cast<Ability>(std::countr_zero(bits));
+    if (s.activation.ap < cost(s, a) && a != Ability::kHorns && a != Ability::kArcanePuppetry) continue;
+    switch (a) {
+      case Ability::kGrapple:
+        if (once_used(s, a)) break;
+        for (int u = 0; u < kTokens; ++u)
+          if (u != t && s.cell[u] != kNone && adjacent(s, s.cell[t], s.cell[u]))
+            for (int o = 0; o < Board::kLandingOffsets; ++o)
+              out.push_back_if(act::kGrapple + 12 * u + o, grapple_ok(s, t, u, o));
+        break;
+      case Ability::kDragonPounce:
+        for (int d = 0; d < 4; ++d) out.push_back_if(act::kPounce + d, pounce_ok(s, t, kNE + d));
+        break;
+      case Ability::kPlant:
+        for (int d = 0; d < 4; ++d) out.push_back_if(act::kPlant + d, plant_ok(s, t, d));
+        break;
+      case Ability::kChop:
+        for (int d = 0; d < 4; ++d) out.push_back_if(act::kChop + d, chop_ok(s, t, d));
+        break;
+      case Ability::kShadowWalk:
+        for (int d = 0; d < 4; ++d) out.push_back_if(act::kShadow + d, shadow_ok(s, t, d, a));
+        break;
+      case Ability::kSlither:
+        for (int d = 0; d < 4; ++d) out.push_back_if(act::kSlither + d, shadow_ok(s, t, d, a));
+        break;
+      case Ability::kSpear:
+        for (int u = 0; u < kTokens; ++u) out.push_back_if(act::kSpear + u, spear_ok(s, t, u));
+        break;
+      case Ability::kBattleAxe:
+        for (int u = 0; u < kTokens; ++u) out.push_back_if(act::kAxe + u, axe_ok(s, t, u));
+        break;
+      case Ability::kThrowingAxe:
+        for (int u = 0; u < kTokens; ++u) out.push_back_if(act::kThrow + u, throw_ok(s, t, u));
+        break;
+      case Ability::kHorns:
+        for (int u = 0; u < kTokens; ++u) out.push_back_if(act::kHorns + u, horns_ok(s, t, u));
+        break;
+      case Ability::kArcher:
+        for (int u = 0; u < kTokens; ++u) out.push_back_if(act::kArcher + u, archer_ok(s, t, u));
+        break;
+      case Ability::kArcanePuppetry:
+        for (int u = 0; u < kCharacters; ++u) out.push_back_if(act::kPuppet + u, puppet_ok(s, t, u));
+        break;
+      case Ability::kCharm:
+      case Ability::kCompulsion:
+      case Ability::kBite:
+      case Ability::kVentriloquism:
+      case Ability::kCommand: {
+        const int base = a == Ability::kCharm         ? act::kCharm
+                         : a == Ability::kCompulsion  ? act::kCompel
+                         : a == Ability::kBite        ? act::kBite
+                         : a == Ability::kVentriloquism ? act::kVent
+                                                        : act::kCommand;
+        for (int u = 0; u < kTokens; ++u) {
+          if (u == t || s.cell[u] == kNone) continue;
+          for (int d = 0; d < 4; ++d) {
+            bool ok = false;
+            switch (a) {
+              case Ability::kCharm: ok = charm_ok(s, t, u, d); break;
+              case Ability::kCompulsion: ok = compel_ok(s, t, u, d); break;
+              case Ability::kBite: ok = bite_ok(s, t, u, d); break;
+              case Ability::kVentriloquism: ok = vent_ok(s, t, u, d); break;
+              default: ok = command_ok(s, t, u, d); break;
+            }
+            out.push_back_if(base + 4 * u + d, ok);
+          }
+        }
+        break;
+      }
+      case Ability::kAlluringGaze:
+        for (int u = 0; u < kTokens; ++u)
+          for (int n = 1; n <= 2; ++n) out.push_back_if(act::kLure + 2 * u + n - 1, lure_ok(s, t, u, n));
+        break;
+      case Ability::kMasterOfTheLabyrinth:
+        out.push_back_if(act::kFlip, flip_ok(s, t));
+        break;
+      case Ability::kCharge:
+        out.push_back_if(act::kCharge, charge_steps(s, t) > 0);
+        break;
+      case Ability::kSentry:
+        for (int d = 0; d < 4; ++d)
+          if (sentry_ok(s, t, d))
+            for (int f = 0; f < 4; ++f) out.push_back(act::kSentry + 4 * d + f);
+        break;
+      case Ability::kWolfForm:
+        out.push_back_if(act::kWolf, simple_ok(s, a));
+        break;
+      case Ability::kSprint:
+        out.push_back_if(act::kSprint, simple_ok(s, a));
+        break;
+      default:
+        break;
     }
   }
-  gen_abilities(s, out);
+}
+
+void Game::legal_act(const State& s, Actions& out) const {
+  const int start = static_cast<int>(out.size());
+  if (s.phase == kPhaseAct) {
+    const int t = s.active, c = s.cell[t];
+    const int ap = s.activation.ap;
+    for (int d = 0; d < 8; ++d) out.push_back_if(act::kMove + d, move_ok(s, d));
+    if (!s.activation.face_used)
+      for (int d = 0; d < 4; ++d) out.push_back_if(act::kFace + d, d != s.facing[t]);
+    if (ap >= 1 && s.strawberries.test(c)) out.push_back(act::kPluck);
+    if (ap >= 1 && s.carried[t] && near_own_strawberry_camp(s, t)) out.push_back(act::kDeposit);
+    if (s.carried[t]) out.push_back(act::kDiscard);
+    out.push_back(act::kEnd);
+    if (ap >= 1 && s.carried[t]) {
+      for (int u = 0; u < kCharacters; ++u) {
+        if (u == t || s.cell[u] == kNone || !adjacent(s, c, s.cell[u])) continue;
+        const int most = std::min({static_cast<int>(s.carried[t]), info(s, u)->slots - s.carried[u], kMaxPass});
+        for (int n = 1; n <= most; ++n) out.push_back(act::kPass + 4 * u + n - 1);
+      }
+    }
+  }
+  const int abilities_start = static_cast<int>(out.size());
+  gen_ability_actions(s, actor(s), actor_abilities(s), out);
+  // Abilities are visited in enum order, not id order: sort them (the list is sorted by id).
+  if (static_cast<int>(out.size()) - abilities_start > 1) std::sort(out.begin() + abilities_start, out.end());
+  (void)start;
 }
 
 void Game::apply_act(State& s, const Decoded& d) const {
-  const int t = s.active, c = s.cell[t], team = tokens_[t].team;
+  const int t = actor(s), c = s.cell[t];
+  const int tm = team(s, t);
+  const bool puppet = s.phase == kPhasePuppet;
+  const Ability ab = ability_of(d.kind);
+  if (ab != Ability::kCount && rules(s, ab).per_activation == 1) s.activation.used |= ability_bit(ab);
+  // An attack by the actor on u; Poison Blood strikes back at an adjacent attacker (40).
+  auto attack = [&](int u) {
+    const bool poison = has(s, u, Ability::kPoisonBlood) && adjacent(s, c, s.cell[u]);
+    defeat(s, u);
+    if (poison && !character_camp(s, tm).test(c)) defeat(s, t);
+  };
+  auto step = [&](int u, int dir) { s.cell[u] = static_cast<uint8_t>(board_.neighbor(s.cell[u], dir)); };
   switch (d.kind) {
     case Kind::kMove:
-      pay(s, 1);
+      if (s.activation.free_moves > 0)
+        --s.activation.free_moves;
+      else
+        pay(s, 1);
       s.cell[t] = static_cast<uint8_t>(d.a < 4 ? board_.neighbor(c, d.a) : diagonal_target(c, d.a));
       break;
     case Kind::kFace:
@@ -679,12 +1258,16 @@ void Game::apply_act(State& s, const Decoded& d) const {
     case Kind::kPluck:
       pay(s, 1);
       s.strawberries.reset(c);
-      ++s.plucked[team];
-      if (s.carried[t] < tokens_[t].slots) gain_strawberry(s, t);  // full slots: discarded
+      ++s.plucked[tm];
+      if (s.carried[t] < info(s, t)->slots) gain_strawberry(s, t);  // full slots: discarded
+      if (has(s, t, Ability::kRetriever) && !(s.activation.used & ability_bit(Ability::kRetriever))) {
+        s.activation.used |= ability_bit(Ability::kRetriever);  // 43
+        ++s.activation.free_moves;
+      }
       break;
     case Kind::kDeposit:
       pay(s, 1);
-      s.deposited[team] = static_cast<uint8_t>(s.deposited[team] + s.carried[t]);
+      s.deposited[tm] = static_cast<uint8_t>(s.deposited[tm] + s.carried[t]);
       lose_strawberries(s, t, s.carried[t]);
       break;
     case Kind::kDiscard:
@@ -692,235 +1275,324 @@ void Game::apply_act(State& s, const Decoded& d) const {
       break;
     case Kind::kEnd:
       end_activation(s);
-      break;
+      return;
     case Kind::kPass:
       pay(s, 1);
       s.carried[d.a] = static_cast<uint8_t>(s.carried[d.a] + d.b);
       lose_strawberries(s, t, d.b);
       break;
-    // --- abilities
-    case Kind::kGrapple:  // Monk: the target lands at the chosen offset from the Monk
-      pay(s, cost(Ability::kGrapple));
-      s.activation.used |= ability_bit(Ability::kGrapple);
+    // --- abilities (the actor t: the active character, the Nymph borrowing, or the puppet)
+    case Kind::kGrapple:
+      pay(s, cost(s, ab));
       s.cell[d.a] = static_cast<uint8_t>(board_.landing(c, d.b));
       break;
-    case Kind::kPounce:  // Monk: a diagonal step
-      pay(s, cost(Ability::kDragonPounce));
-      s.activation.used |= ability_bit(Ability::kDragonPounce);
+    case Kind::kPounce:
+      pay(s, cost(s, ab));
       s.cell[t] = static_cast<uint8_t>(diagonal_target(c, d.a));
       break;
-    case Kind::kPlant: {  // Monk: a hedge on an edge of its cell
-      pay(s, cost(Ability::kPlant));
+    case Kind::kPlant:
+    case Kind::kChop: {
+      pay(s, cost(s, ab));
       const Edge e = board_.edge(c, d.a);
-      (e.south ? s.hedge_south : s.hedge_east).set(e.bit);
-      --s.uses_left[t];
-      ++s.hedges_planted;
+      Bits128& set = e.south ? s.hedge_south : s.hedge_east;
+      if (d.kind == Kind::kPlant) {
+        set.set(e.bit);
+        ++s.hedges_planted;
+      } else {
+        set.reset(e.bit);
+        ++s.hedges_chopped;
+      }
+      --s.uses_left[ability_owner(s, ab)];  // the card owner's uses (38)
       break;
     }
-    case Kind::kChop: {  // Barbarian: removes a hedge on an edge of its cell
-      pay(s, cost(Ability::kChop));
-      const Edge e = board_.edge(c, d.a);
-      (e.south ? s.hedge_south : s.hedge_east).reset(e.bit);
-      --s.uses_left[t];
-      ++s.hedges_chopped;
+    case Kind::kSpear:
+    case Kind::kAxe:
+    case Kind::kThrow:
+    case Kind::kArcher:
+      pay(s, cost(s, ab));
+      attack(d.a);
       break;
-    }
-    case Kind::kSpear:  // Imperial Guardian
-      pay(s, cost(Ability::kSpear));
-      defeat(s, d.a);
+    case Kind::kHorns:
+      pay(s, s.activation.charged ? rules(s, ab).param : cost(s, ab));
+      s.activation.charged = 0;
+      attack(d.a);
       break;
-    case Kind::kAxe:  // Barbarian: Battle Axe
-      pay(s, cost(Ability::kBattleAxe));
-      defeat(s, d.a);
+    case Kind::kCharm:
+    case Kind::kVent:
+    case Kind::kCommand:
+      pay(s, cost(s, ab));
+      step(d.a, d.b);
       break;
-    case Kind::kThrow:  // Barbarian: Throwing Axe
-      pay(s, cost(Ability::kThrowingAxe));
-      s.activation.used |= ability_bit(Ability::kThrowingAxe);
-      defeat(s, d.a);
+    case Kind::kShadow:
+    case Kind::kSlither:
+      pay(s, cost(s, ab));
+      step(t, d.a);
       break;
-    case Kind::kCharm:  // Sorceress
-      pay(s, cost(Ability::kCharm));
-      s.activation.used |= ability_bit(Ability::kCharm);
-      s.cell[d.a] = static_cast<uint8_t>(board_.neighbor(s.cell[d.a], d.b));
-      break;
-    case Kind::kShadow:  // Sorceress: Shadow Walk across a hedge
-      pay(s, cost(Ability::kShadowWalk));
-      s.cell[t] = static_cast<uint8_t>(board_.neighbor(c, d.a));
-      break;
-    case Kind::kCompel:  // Sorceress: Compulsion, one step per use (D6)
-      pay(s, cost(Ability::kCompulsion));
+    case Kind::kCompel:
+      pay(s, cost(s, ab));
       ++s.activation.compulsions;
       s.activation.compel_target = d.a;
-      s.cell[d.a] = static_cast<uint8_t>(board_.neighbor(s.cell[d.a], d.b));
+      step(d.a, d.b);
+      break;
+    case Kind::kBite: {  // 45: drop one carried strawberry (VP unchanged), then one step
+      pay(s, cost(s, ab));
+      const int u = d.a;
+      if (s.carried[u] > 0) {
+        lose_strawberries(s, u, 1);
+        s.strawberries.set(s.cell[u]);  // already one there: the dropped one leaves the game
+      }
+      step(u, d.b);
+      break;
+    }
+    case Kind::kFlip: {  // 47, D27, D28
+      pay(s, cost(s, ab));
+      const int slot = board_.slot_of(c);
+      int tf = s.tile_transform[slot];
+      const int k = tf % 4, mirror = tf / 4;
+      tf = (s.facing[t] == kN || s.facing[t] == kS) ? k + 4 * (1 - mirror) : (k + 2) % 4 + 4 * (1 - mirror);
+      s.tile_face[slot] = static_cast<uint8_t>(board_.other_face(s.tile_face[slot]));
+      s.tile_transform[slot] = static_cast<uint8_t>(tf);
+      Bits128 east, south;
+      tile_hedges(s, east, south);
+      const Bits128& me = board_.slot_edges_east(slot);
+      const Bits128& ms = board_.slot_edges_south(slot);
+      s.hedge_east = (s.hedge_east & ~me) | (east & me);
+      s.hedge_south = (s.hedge_south & ~ms) | (south & ms);
+      break;
+    }
+    case Kind::kCharge: {
+      const int n = charge_steps(s, t);
+      pay(s, cost(s, ab));
+      for (int i = 0; i < n; ++i) step(t, s.facing[t]);
+      s.activation.charged = 1;
+      break;
+    }
+    case Kind::kLure: {
+      pay(s, cost(s, ab));
+      const int toward = (s.facing[t] + 2) % 4;
+      for (int i = 0; i < d.b; ++i) step(d.a, toward);
+      break;
+    }
+    case Kind::kPuppet:
+      s.phase = kPhasePuppet;
+      s.activation.puppet = d.a;
+      return;
+    case Kind::kSentry: {
+      pay(s, cost(s, ab));
+      const int k = s.cell[kCharacters] == kNone ? kCharacters : kCharacters + 1;  // lowest first
+      s.cell[k] = static_cast<uint8_t>(board_.neighbor(c, d.a));
+      s.facing[k] = d.b;
+      break;
+    }
+    case Kind::kWolf:
+      pay(s, cost(s, ab));
+      s.wolf = static_cast<uint8_t>(s.wolf | (1u << t));
+      break;
+    case Kind::kSprint:
+      pay(s, cost(s, ab));
+      s.activation.free_moves = static_cast<uint8_t>(s.activation.free_moves + 3);
       break;
     default:
       break;
+  }
+  if (puppet) {  // one action, then back to the Puppeteer (54)
+    s.phase = kPhaseAct;
+    s.activation.puppet = kNone;
   }
 }
 
 // =============================================================================== Abilities
 //
-// Each ability with an action: `<name>_ok` is its whole legality (is_legal uses it); the generator
-// below enumerates candidates through the same functions. To add a character: its abilities'
-// `_ok` functions, a case in gen_abilities / legal_act_action / apply_act, and its action ids.
+// `<name>_ok(s, t, ...)` is the whole legality of one ability action with actor t (is_legal and the
+// generator both use it). The mask check (own, borrowed, puppeted, Aura) is the caller's.
 
 bool Game::once_used(const State& s, Ability a) const {
-  return rules(a).per_activation == 1 && (s.activation.used & ability_bit(a)) != 0;
+  return rules(s, a).per_activation == 1 && (s.activation.used & ability_bit(a)) != 0;
 }
 
-bool Game::grapple_ok(const State& s, int u, int o) const {
-  const int t = s.active, c = s.cell[t];
-  if (!tokens_[t].has(Ability::kGrapple) || once_used(s, Ability::kGrapple) ||
-      s.activation.ap < cost(Ability::kGrapple) || u == t || !present(s, u) || !adjacent(s, c, s.cell[u]))
+bool Game::grapple_ok(const State& s, int t, int u, int o) const {
+  const int c = s.cell[t];
+  if (once_used(s, Ability::kGrapple) || s.activation.ap < cost(s, Ability::kGrapple) || u == t ||
+      !present(s, u) || !adjacent(s, c, s.cell[u]))
     return false;
   const int landing = board_.landing(c, o);
-  return landing != kNone && !board_.water(landing) && landing != s.cell[u];
+  return landing != kNone && !water(s, landing) && landing != s.cell[u] && landing != enemy_hound_cell(s, u);
 }
 
-bool Game::pounce_ok(const State& s, int d) const {
-  const int t = s.active, c = s.cell[t];
-  return tokens_[t].has(Ability::kDragonPounce) && !once_used(s, Ability::kDragonPounce) &&
-         diagonal_ok(s, c, d) && can_enter(s, t, diagonal_target(c, d), cost(Ability::kDragonPounce));
+bool Game::pounce_ok(const State& s, int t, int d) const {
+  const int c = s.cell[t], k = cost(s, Ability::kDragonPounce);
+  if (once_used(s, Ability::kDragonPounce) || s.activation.ap < k || !diagonal_ok(s, c, d, t)) return false;
+  return !voluntary(s) || can_enter(s, t, diagonal_target(c, d), k);
 }
 
-bool Game::plant_ok(const State& s, int d) const {
-  const int t = s.active, c = s.cell[t];
-  return tokens_[t].has(Ability::kPlant) && s.uses_left[t] != kNone && s.uses_left[t] > 0 &&
-         s.hedges_planted < kMaxPlantedHedges && s.activation.ap >= cost(Ability::kPlant) &&
+bool Game::plant_ok(const State& s, int t, int d) const {
+  const int c = s.cell[t], owner = ability_owner(s, Ability::kPlant);
+  return owner != kNone && s.uses_left[owner] != kNone && s.uses_left[owner] > 0 &&
+         s.hedges_planted < kMaxPlantedHedges && s.activation.ap >= cost(s, Ability::kPlant) &&
          board_.neighbor(c, d) != kNone && !hedge(s, c, d);
 }
 
-bool Game::chop_ok(const State& s, int d) const {
-  const int t = s.active, c = s.cell[t];
-  return tokens_[t].has(Ability::kChop) && s.uses_left[t] != kNone && s.uses_left[t] > 0 &&
-         s.hedges_chopped < kMaxChoppedHedges && s.activation.ap >= cost(Ability::kChop) &&
+bool Game::chop_ok(const State& s, int t, int d) const {
+  const int c = s.cell[t], owner = ability_owner(s, Ability::kChop);
+  return owner != kNone && s.uses_left[owner] != kNone && s.uses_left[owner] > 0 &&
+         s.hedges_chopped < kMaxChoppedHedges && s.activation.ap >= cost(s, Ability::kChop) &&
          board_.neighbor(c, d) != kNone && hedge(s, c, d);
 }
 
-bool Game::spear_ok(const State& s, int u) const {
-  const int t = s.active, c = s.cell[t];
-  return tokens_[t].has(Ability::kSpear) && s.activation.ap >= cost(Ability::kSpear) && present(s, u) &&
-         enemy(t, u) && adjacent(s, c, s.cell[u]) && line_of_sight(s, t, 1).test(s.cell[u]) &&
+bool Game::spear_ok(const State& s, int t, int u) const {
+  const int c = s.cell[t];
+  return s.activation.ap >= cost(s, Ability::kSpear) && present(s, u) && enemy(s, t, u) &&
+         adjacent(s, c, s.cell[u]) && line_of_sight(s, t, 1).test(s.cell[u]) && !attack_protected(s, u, c);
+}
+
+bool Game::axe_ok(const State& s, int t, int u) const {
+  const int c = s.cell[t];
+  return s.activation.ap >= cost(s, Ability::kBattleAxe) && present(s, u) && enemy(s, t, u) &&
+         adjacent(s, c, s.cell[u]) && !attack_protected(s, u, c);
+}
+
+bool Game::throw_ok(const State& s, int t, int u) const {
+  const int c = s.cell[t];
+  return !once_used(s, Ability::kThrowingAxe) && s.activation.ap >= cost(s, Ability::kThrowingAxe) &&
+         present(s, u) && enemy(s, t, u) && line_of_sight(s, t, 2).test(s.cell[u]) && !attack_protected(s, u, c);
+}
+
+bool Game::horns_ok(const State& s, int t, int u) const {
+  const int c = s.cell[t];
+  const int k = s.activation.charged ? rules(s, Ability::kHorns).param : cost(s, Ability::kHorns);
+  return s.activation.ap >= k && present(s, u) && enemy(s, t, u) && adjacent(s, c, s.cell[u]) &&
          !attack_protected(s, u, c);
 }
 
-bool Game::axe_ok(const State& s, int u) const {
-  const int t = s.active, c = s.cell[t];
-  return tokens_[t].has(Ability::kBattleAxe) && s.activation.ap >= cost(Ability::kBattleAxe) &&
-         present(s, u) && enemy(t, u) && adjacent(s, c, s.cell[u]) && !attack_protected(s, u, c);
-}
-
-bool Game::throw_ok(const State& s, int u) const {
-  const int t = s.active, c = s.cell[t];
-  return tokens_[t].has(Ability::kThrowingAxe) && !once_used(s, Ability::kThrowingAxe) &&
-         s.activation.ap >= cost(Ability::kThrowingAxe) && present(s, u) && enemy(t, u) &&
+bool Game::archer_ok(const State& s, int t, int u) const {
+  const int c = s.cell[t];
+  return s.activation.ap >= cost(s, Ability::kArcher) && present(s, u) && enemy(s, t, u) && s.cell[u] != c &&
          line_of_sight(s, t, 2).test(s.cell[u]) && !attack_protected(s, u, c);
 }
 
-bool Game::charm_ok(const State& s, int u, int d) const {
-  const int t = s.active, c = s.cell[t];
-  return tokens_[t].has(Ability::kCharm) && !once_used(s, Ability::kCharm) &&
-         s.activation.ap >= cost(Ability::kCharm) && u != t && present(s, u) &&
-         line_of_sight(s, t, kSize).test(s.cell[u]) && !shield_blocks(s, u, c) &&
-         ((steps(s, s.cell[u]) >> d) & 1);
+bool Game::charm_ok(const State& s, int t, int u, int d) const {
+  const int c = s.cell[t];
+  return !once_used(s, Ability::kCharm) && s.activation.ap >= cost(s, Ability::kCharm) && u != t &&
+         present(s, u) && line_of_sight(s, t, kSize).test(s.cell[u]) && !shield_blocks(s, u, c) &&
+         ((token_steps(s, s.cell[u], u) >> d) & 1);
 }
 
-bool Game::shadow_ok(const State& s, int d) const {
-  const int t = s.active, c = s.cell[t];
-  return tokens_[t].has(Ability::kShadowWalk) && ((board_.open_steps(c) >> d) & 1) && hedge(s, c, d) &&
-         can_enter(s, t, board_.neighbor(c, d), cost(Ability::kShadowWalk));
+bool Game::shadow_ok(const State& s, int t, int d, Ability a) const {
+  const int c = s.cell[t], k = cost(s, a);
+  if ((a == Ability::kSlither && once_used(s, a)) || s.activation.ap < k || !hedge(s, c, d)) return false;
+  // The step as point 9 would allow it without that hedge (and Territorial, 44).
+  const int n = board_.neighbor(c, d);
+  if (n == kNone || water(s, c) || water(s, n) || n == enemy_hound_cell(s, t)) return false;
+  const int axis = (d == kE || d == kW) ? kE : kS;
+  auto bridge_axis = [&](int x) { return (cell_x(x) == 2 || cell_x(x) == 7) ? kE : kS; };
+  if (s.bridges.test(c) && bridge_axis(c) != axis) return false;
+  if (s.bridges.test(n) && bridge_axis(n) != axis) return false;
+  return !voluntary(s) || can_enter(s, t, n, k);
 }
 
-bool Game::compel_ok(const State& s, int u, int d) const {
-  const int t = s.active, c = s.cell[t];
+bool Game::compel_ok(const State& s, int t, int u, int d) const {
+  const int c = s.cell[t];
   const Activation& a = s.activation;
-  if (!tokens_[t].has(Ability::kCompulsion) || a.compulsions >= rules(Ability::kCompulsion).per_activation ||
-      a.ap < cost(Ability::kCompulsion) || !present(s, u))
+  if (a.compulsions >= rules(s, Ability::kCompulsion).per_activation || a.ap < cost(s, Ability::kCompulsion) ||
+      !present(s, u))
     return false;
   const bool target_ok = a.compulsions == 0 ? (u != t && line_of_sight(s, t, kSize).test(s.cell[u]))
-                                            : u == a.compel_target;
-  return target_ok && !shield_blocks(s, u, c) && ((steps(s, s.cell[u]) >> d) & 1);
+                                            : u == a.compel_target && u != t;
+  return target_ok && !shield_blocks(s, u, c) && ((token_steps(s, s.cell[u], u) >> d) & 1);
 }
 
-// Abilities are visited in enum order; a character's action ids must increase in that order too
-// (true for the first-game teams) so that the generated list stays sorted.
-void Game::gen_abilities(const State& s, Actions& out) const {
-  const int t = s.active;
-  for (uint64_t bits = tokens_[t].abilities; bits; bits &= bits - 1) {
-    switch (static_cast<Ability>(std::countr_zero(bits))) {
-      case Ability::kGrapple: {
-        const int c = s.cell[t];
-        if (once_used(s, Ability::kGrapple) || s.activation.ap < cost(Ability::kGrapple)) break;
-        for (int u = 0; u < num_tokens_; ++u) {
-          if (u == t || s.cell[u] == kNone || !adjacent(s, c, s.cell[u])) continue;
-          for (int o = 0; o < Board::kLandingOffsets; ++o) {
-            const int landing = board_.landing(c, o);
-            out.push_back_if(act::kGrapple + 12 * u + o,
-                             landing != kNone && !board_.water(landing) && landing != s.cell[u]);
-          }
-        }
-        break;
-      }
-      case Ability::kDragonPounce:
-        for (int d = 0; d < 4; ++d) out.push_back_if(act::kPounce + d, pounce_ok(s, kNE + d));
-        break;
-      case Ability::kPlant:
-        for (int d = 0; d < 4; ++d) out.push_back_if(act::kPlant + d, plant_ok(s, d));
-        break;
-      case Ability::kChop:
-        for (int d = 0; d < 4; ++d) out.push_back_if(act::kChop + d, chop_ok(s, d));
-        break;
-      case Ability::kShadowWalk:
-        for (int d = 0; d < 4; ++d) out.push_back_if(act::kShadow + d, shadow_ok(s, d));
-        break;
-      case Ability::kSpear:
-      case Ability::kBattleAxe:
-      case Ability::kThrowingAxe: {
-        const Ability a = static_cast<Ability>(std::countr_zero(bits));
-        if (s.activation.ap < cost(a) || once_used(s, a)) break;
-        const int c = s.cell[t];
-        const int range = a == Ability::kSpear ? 1 : 2;
-        const Bits128 sight = a == Ability::kBattleAxe ? Bits128{} : line_of_sight(s, t, range);
-        const int base = a == Ability::kSpear ? act::kSpear : a == Ability::kBattleAxe ? act::kAxe : act::kThrow;
-        for (int u = 0; u < num_tokens_; ++u) {
-          const int cu = s.cell[u];
-          if (cu == kNone || !enemy(t, u)) continue;
-          const bool reach = a == Ability::kSpear       ? adjacent(s, c, cu) && sight.test(cu)
-                             : a == Ability::kBattleAxe ? adjacent(s, c, cu)
-                                                        : sight.test(cu);
-          if (reach && !attack_protected(s, u, c)) out.push_back(base + u);
-        }
-        break;
-      }
-      case Ability::kCharm:
-      case Ability::kCompulsion: {
-        const Ability a = static_cast<Ability>(std::countr_zero(bits));
-        const Activation& A = s.activation;
-        if (A.ap < cost(a)) break;
-        if (a == Ability::kCharm && once_used(s, a)) break;
-        if (a == Ability::kCompulsion && A.compulsions >= rules(a).per_activation) break;
-        const int c = s.cell[t];
-        const int base = a == Ability::kCharm ? act::kCharm : act::kCompel;
-        if (a == Ability::kCompulsion && A.compulsions > 0) {
-          const int u = A.compel_target;
-          if (u >= num_tokens_ || s.cell[u] == kNone || shield_blocks(s, u, c)) break;
-          const uint8_t open = steps(s, s.cell[u]);
-          for (int d = 0; d < 4; ++d) out.push_back_if(base + 4 * u + d, (open >> d) & 1);
-          break;
-        }
-        const Bits128 sight = line_of_sight(s, t, kSize);
-        for (int u = 0; u < num_tokens_; ++u) {
-          const int cu = s.cell[u];
-          if (u == t || cu == kNone || !sight.test(cu) || shield_blocks(s, u, c)) continue;
-          const uint8_t open = steps(s, cu);
-          for (int d = 0; d < 4; ++d) out.push_back_if(base + 4 * u + d, (open >> d) & 1);
-        }
-        break;
-      }
-      default:
-        break;  // passive abilities, or abilities of part 2
+bool Game::bite_ok(const State& s, int t, int u, int d) const {
+  return s.activation.ap >= cost(s, Ability::kBite) && present(s, u) && enemy(s, t, u) &&
+         adjacent(s, s.cell[t], s.cell[u]) && ((token_steps(s, s.cell[u], u) >> d) & 1);
+}
+
+bool Game::flip_ok(const State& s, int t) const {
+  return board_.has_tiles() && s.activation.ap >= cost(s, Ability::kMasterOfTheLabyrinth) &&
+         board_.slot_of(s.cell[t]) != kNone;
+}
+
+int Game::charge_steps(const State& s, int t) const {
+  if (once_used(s, Ability::kCharge) || s.activation.ap < cost(s, Ability::kCharge)) return 0;
+  const int f = s.facing[t];
+  // The first cell of the ray (beyond its own cell) holding a token or a hydra.
+  Bits128 blockers = occupied(s);
+  int c = s.cell[t], dist = 0, target = kNone;
+  for (int k = 1; k < kSize; ++k) {
+    const int n = board_.neighbor(c, f);
+    if (n == kNone || hedge(s, c, f)) break;
+    if (blockers.test(n) || n == s.hydra[0] || n == s.hydra[1]) {
+      dist = k;
+      target = n;
+      break;
     }
+    c = n;
   }
+  if (target == kNone || dist < 2 || target == s.hydra[0] || target == s.hydra[1]) return 0;
+  bool enemy_there = false;
+  for (int u = 0; u < kTokens; ++u) enemy_there = enemy_there || (s.cell[u] == target && enemy(s, t, u));
+  if (!enemy_there) return 0;
+  int steps_taken = 0;
+  c = s.cell[t];
+  for (int i = 0; i < std::min(3, dist - 1); ++i) {
+    if (!((token_steps(s, c, t) >> f) & 1)) break;
+    c = board_.neighbor(c, f);
+    ++steps_taken;
+  }
+  return steps_taken;
+}
+
+bool Game::lure_ok(const State& s, int t, int u, int n) const {
+  if (once_used(s, Ability::kAlluringGaze) || s.activation.ap < cost(s, Ability::kAlluringGaze) || u == t ||
+      !present(s, u))
+    return false;
+  const int c = s.cell[t], cu = s.cell[u];
+  if (cu == c || !line_of_sight(s, t, kSize).test(cu) || n > std::min(2, manhattan(c, cu)) ||
+      shield_blocks(s, u, c))
+    return false;
+  const int toward = (s.facing[t] + 2) % 4;
+  int x = cu;
+  for (int i = 0; i < n; ++i) {
+    if (!((token_steps(s, x, u) >> toward) & 1)) return false;
+    x = board_.neighbor(x, toward);
+  }
+  return true;
+}
+
+bool Game::vent_ok(const State& s, int t, int u, int d) const {
+  return s.activation.ap >= cost(s, Ability::kVentriloquism) && u != t && present(s, u) &&
+         within_steps(s, s.cell[t], s.cell[u], 3) && ((token_steps(s, s.cell[u], u) >> d) & 1);
+}
+
+bool Game::puppet_ok(const State& s, int t, int u) const {
+  if (u >= kCharacters || u == t || !present(s, u) || s.phase != kPhaseAct || under_aura(s, u) ||
+      !within_steps(s, s.cell[t], s.cell[u], 3))
+    return false;
+  const uint64_t mask = abilities_of(s, u) & kActiveAbilities & ~kNotPuppetable;
+  if (!mask) return false;
+  State as_puppet = s;  // the puppet's actions as they would be legal in phase puppet
+  as_puppet.phase = kPhasePuppet;
+  as_puppet.activation.puppet = static_cast<uint8_t>(u);
+  Actions actions;
+  gen_ability_actions(as_puppet, u, mask, actions);
+  return !actions.empty();
+}
+
+bool Game::command_ok(const State& s, int t, int u, int d) const {
+  return !once_used(s, Ability::kCommand) && s.activation.ap >= cost(s, Ability::kCommand) && u != t &&
+         present(s, u) && !enemy(s, t, u) && ((token_steps(s, s.cell[u], u) >> d) & 1);
+}
+
+bool Game::sentry_ok(const State& s, int t, int d) const {
+  if (once_used(s, Ability::kSentry) || s.activation.ap < cost(s, Ability::kSentry) || s.regent_team == kNone)
+    return false;
+  const int on_board = (s.cell[kCharacters] != kNone) + (s.cell[kCharacters + 1] != kNone);
+  if (on_board >= 2 || on_board >= rules(s, Ability::kSentry).param) return false;
+  const int c = s.cell[t];
+  return ((steps(s, c) >> d) & 1) && !occupied(s).test(board_.neighbor(c, d));
+}
+
+bool Game::simple_ok(const State& s, Ability a) const {
+  return !once_used(s, a) && s.activation.ap >= cost(s, a);
 }
 
 }  // namespace meeple::imperial_harvest

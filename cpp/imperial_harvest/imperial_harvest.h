@@ -94,58 +94,103 @@ inline constexpr const char* kAbilityNames[kAbilityCount] = {
     "master_of_the_labyrinth", "charge", "alluring_gaze", "aura_of_tranquility", "changeling",
     "ventriloquism", "arcane_puppetry", "camouflage", "archer", "silent_sentinel"};
 constexpr uint64_t ability_bit(Ability a) { return uint64_t{1} << static_cast<int>(a); }
+// Active abilities with action ids (Changeling is active but has none; docs "Active and passive").
+inline constexpr uint64_t kActiveAbilities =
+    ability_bit(Ability::kChop) | ability_bit(Ability::kBattleAxe) | ability_bit(Ability::kThrowingAxe) |
+    ability_bit(Ability::kCharm) | ability_bit(Ability::kShadowWalk) | ability_bit(Ability::kCompulsion) |
+    ability_bit(Ability::kWolfForm) | ability_bit(Ability::kSprint) | ability_bit(Ability::kSpear) |
+    ability_bit(Ability::kGrapple) | ability_bit(Ability::kDragonPounce) | ability_bit(Ability::kPlant) |
+    ability_bit(Ability::kCommand) | ability_bit(Ability::kSentry) | ability_bit(Ability::kSlither) |
+    ability_bit(Ability::kBite) | ability_bit(Ability::kHorns) | ability_bit(Ability::kMasterOfTheLabyrinth) |
+    ability_bit(Ability::kCharge) | ability_bit(Ability::kAlluringGaze) | ability_bit(Ability::kVentriloquism) |
+    ability_bit(Ability::kArcanePuppetry);
+// What Changeling cannot borrow (51) and what a puppet cannot use (D31).
+inline constexpr uint64_t kNotBorrowable = ability_bit(Ability::kChangeling) | ability_bit(Ability::kArcanePuppetry);
+inline constexpr uint64_t kNotPuppetable = kNotBorrowable | ability_bit(Ability::kSprint);
 
-// An ability's numbers from characters.json "abilities".
+// An ability's numbers from characters.json "abilities" (one set per card side).
 struct AbilityRules {
   int ap = 0;              // AP per use (compulsion: per step)
   int per_activation = 0;  // 0: unlimited
   int uses_per_game = 0;   // 0: unlimited
   bool attack = false;
   bool passive = false;
+  // The one extra number some abilities have: point_of_order "vp", petrifying_gaze "ap_loss",
+  // sentry "max_on_board", horns "ap_when_charging".
+  int param = 0;
 };
 
-// One character card (characters.json; defaults already applied).
+// The 14 cards, by card index k (the shipped characters.json order; docs "Precisions").
+inline constexpr int kCards = 14;
+inline constexpr const char* kCardIds[kCards] = {
+    "barbarian", "raider_bard", "sorceress", "skin_changer", "imperial_bard", "imperial_guardian", "monk",
+    "regent",    "basilisk",    "hound",     "minotaur",     "nymph",         "puppeteer",         "ranger"};
+inline constexpr int kCardRegent = 7;
+
+// One character card (characters.json; defaults applied), with its numbers on both sides.
 struct CharacterSpec {
   std::string id, name, faction, archetype;
-  int ap = 3, item_slots = 2, bonus_ap = 1;
+  int ap = 3, item_slots = 2, bonus_ap = 1;                        // basic side
+  int adv_ap = -1, adv_item_slots = -1, adv_bonus_ap = -1;         // advanced side, -1: as basic
   std::vector<std::string> abilities;
 };
 
+enum class Teams : uint8_t { kFirstGame, kDraft, kCustom };
+enum class Setup : uint8_t { kFixed, kInteractive };
+
 struct GameSpec {
   BoardSpec board;
-  std::array<std::array<CharacterSpec, kTeamSize>, kTeams> teams;  // token order (point 7)
-  std::array<AbilityRules, kAbilityCount> abilities{};
+  // first_game / custom teams: card ids in token order (point 7). Unused with kDraft.
+  std::array<std::array<std::string, kTeamSize>, kTeams> team_ids;
+  // All 14 cards, in any order (each of kCardIds once).
+  std::vector<CharacterSpec> cards;
+  std::array<AbilityRules, kAbilityCount> abilities{};           // basic side
+  std::array<AbilityRules, kAbilityCount> advanced_abilities{};  // advanced side
+  bool has_advanced_abilities = false;                           // false: as basic
+  Teams team_mode = Teams::kFirstGame;
+  std::array<uint8_t, kTeams> advanced{};  // per team: 1 advanced side
+  Setup setup = Setup::kFixed;
+  // The public parameters as the Python layer gave them (JSON text), reported back verbatim by
+  // parameters() so that a game rebuilds from them; empty: derived from the fields above.
+  std::string parameters_json;
 };
 
-// A character of this game as the engine uses it.
-struct TokenInfo {
-  std::string id, name, short_name, qualified;
-  char letter = '?';  // on the drawn board: upper case imperial, lower case raiders
-  int team = 0;
+// A card of this game as the engine uses it (one per team side).
+struct CardInfo {
+  std::string id, name, short_name, archetype;
   int ap = 0, slots = 0, bonus = 0;
   uint64_t abilities = 0;  // ability_bit set
   int uses_per_game = -1;  // of its per-game limited ability (plant / chop), -1: none
   bool has(Ability a) const { return (abilities & ability_bit(a)) != 0; }
 };
 
-enum Phase : uint8_t { kPhaseRest, kPhasePick, kPhaseAct, kPhaseHydra, kPhaseRespawn };
-inline constexpr const char* kPhaseNames[5] = {"rest", "pick", "act", "hydra", "respawn"};
+enum Phase : uint8_t {
+  kPhaseRest, kPhasePick, kPhaseAct, kPhaseHydra, kPhaseRespawn, kPhasePuppet,
+  kPhaseDraft, kPhaseBridges, kPhaseCamps, kPhasePlacement, kPhaseCount
+};
+inline constexpr const char* kPhaseNames[kPhaseCount] = {"rest",  "pick",    "act",     "hydra", "respawn",
+                                                         "puppet", "draft", "bridges", "camps", "placement"};
 
-// Action ids (docs table; t = token 0..7, c = own character slot 0..2, d = direction).
+// Action ids (docs tables; t = token 0..7, c = own character slot 0..2, d = direction).
 namespace act {
 inline constexpr int kRest = 0, kActivate = 3, kForfeit = 6, kHydra = 9, kMove = 17, kFace = 25,
                      kPluck = 29, kDeposit = 30, kDiscard = 31, kEnd = 32, kPass = 33,
                      kRespawn = 65, kGrapple = 69, kPounce = 165, kPlant = 169, kSpear = 173,
                      kChop = 181, kAxe = 185, kThrow = 193, kCharm = 201, kShadow = 233,
-                     kCompel = 237, kCount = 269;
+                     kCompel = 237, kSlither = 269, kBite = 273, kHorns = 305, kFlip = 313,
+                     kCharge = 314, kLure = 315, kVent = 331, kPuppet = 363, kArcher = 371,
+                     kCommand = 379, kSentry = 411, kWolf = 427, kSprint = 428, kDraft = 429,
+                     kBridge = 443, kCamp = 459, kPlace = 475, kCount = 491;
 }  // namespace act
 
 enum class Kind : uint8_t {
   kRest, kActivate, kForfeit, kHydra, kMove, kFace, kPluck, kDeposit, kDiscard, kEnd, kPass,
-  kRespawn, kGrapple, kPounce, kPlant, kSpear, kChop, kAxe, kThrow, kCharm, kShadow, kCompel
+  kRespawn, kGrapple, kPounce, kPlant, kSpear, kChop, kAxe, kThrow, kCharm, kShadow, kCompel,
+  kSlither, kBite, kHorns, kFlip, kCharge, kLure, kVent, kPuppet, kArcher, kCommand, kSentry,
+  kWolf, kSprint, kDraft, kBridge, kCamp, kPlace
 };
-// An action id taken apart: `a` is the slot / hydra / direction / token / camp cell, `b` the
-// direction / count / landing offset.
+// An action id taken apart: `a` is the slot / hydra / direction / token / cell index, `b` the
+// direction / count / landing offset / facing.
 struct Decoded {
   Kind kind = Kind::kEnd;
   uint8_t a = 0, b = 0;
@@ -153,7 +198,7 @@ struct Decoded {
 
 // The activation in progress (all defaults when none).
 struct Activation {
-  uint64_t used = 0;  // once-per-activation abilities used, by ability_bit
+  uint64_t used = 0;  // once-per-activation abilities used (incl. Retriever), by ability_bit
   uint8_t ap = 0;
   uint8_t face_used = 0;
   uint8_t bonus = 0;  // the strawberry bonus is counted in `ap`
@@ -161,28 +206,40 @@ struct Activation {
   uint8_t compel_target = kNone;
   uint8_t ballad = 0;   // Bard tokens whose Ballad applied (bit per token)
   uint8_t war_cry = 0;  // Bard tokens whose War Cry applied
+  uint8_t charged = 0;  // a Charge happened and no Horns since (46)
+  uint8_t free_moves = 0;
+  uint8_t gaze = 0;      // Basilisk tokens whose Petrifying Gaze applied (bit per token)
+  uint8_t puppet = kNone;  // phase puppet: the puppet token
   bool operator==(const Activation&) const = default;
 };
 
 struct State {
   Bits128 hedge_east, hedge_south;  // see board.h `Edge`
   Bits128 strawberries;             // on the board
+  Bits128 bridges;                  // bridge cells (setup may place them)
   Activation activation;
   std::array<uint8_t, kTokens> cell{};       // kNone: off the board (awaiting respawn / unused)
   std::array<uint8_t, kTokens> facing{};     // Dir kN..kW
   std::array<uint8_t, kTokens> carried{};    // strawberries
   std::array<uint8_t, kTokens> uses_left{};  // per-game uses left (plant / chop), kNone: none
   std::array<uint8_t, kTokens> queue{};      // respawn queue (first queue_count entries)
-  std::array<uint8_t, 2> hydra{};
+  std::array<uint8_t, kCharacters> card{};   // card index per slot, kNone while undrafted
+  std::array<uint8_t, kMaxSlots> tile_face{}, tile_transform{};  // per tile slot
+  std::array<uint8_t, kCampKinds> camp{};    // corner per camp kind, kNone: not placed
+  std::array<uint8_t, 2> hydra{};            // kNone: removed (Poison Blood) or not placed yet
   std::array<uint8_t, 2> plucked{}, deposited{};  // per team
   std::array<uint8_t, 2> last_rested{};           // per team, kNone: none
   std::array<uint8_t, 2> done{};                  // first done_count entries, in order
+  std::array<uint8_t, 2> regent_vp{};             // per team (58)
+  uint8_t wolf = 0;                // Wolf Form on, bit per token
+  uint8_t regent_team = kNone;     // team of the Regent (and of the sentries), kNone: none drafted
   uint8_t done_count = 0;
   uint8_t queue_count = 0;
   uint8_t hedges_planted = 0, hedges_chopped = 0;
   uint8_t round = 1, team = 0;
   uint8_t phase = kPhaseRest, resume_phase = kNone;
   uint8_t resting = kNone, active = kNone;
+  uint8_t setup_step = 0;
   int8_t player = 0;  // current player, or kTerminalPlayer
   uint32_t move_number = 0;
 
@@ -194,7 +251,8 @@ class Game {
  public:
   static constexpr int kMaxActions = act::kCount;
   static constexpr int kMaxChanceOutcomes = 0;
-  static constexpr int kObservationSize = 17 * kCells + kCharacters * 12 + 13 + 6;  // 1791
+  // 19 planes, 28 per character, 24 globals, 25 activation values, 14 draft values (docs).
+  static constexpr int kObservationSize = 19 * kCells + kCharacters * 28 + 24 + 25 + 14;  // 2131
   using State = imperial_harvest::State;
   using Actions = ActionList<kMaxActions>;
 
@@ -202,8 +260,18 @@ class Game {
   explicit Game(const GameSpec& spec);
 
   const Board& board() const { return board_; }
-  const TokenInfo& token(int t) const { return tokens_[t]; }
-  const AbilityRules& rules(Ability a) const { return abilities_[static_cast<int>(a)]; }
+  // The card of index k as team `team` plays it (its side's numbers).
+  const CardInfo& card_info(int team, int k) const { return cards_[team][k]; }
+  int card_count() const { return kCards; }
+  Teams team_mode() const { return team_mode_; }
+  Setup setup_mode() const { return setup_; }
+  const std::string& parameters_json() const { return parameters_json_; }
+  bool advanced(int team) const { return advanced_[team] != 0; }
+  const std::array<std::array<int, kTeamSize>, kTeams>& fixed_teams() const { return fixed_teams_; }
+  const AbilityRules& rules_for_team(int team, Ability a) const {
+    return abilities_[advanced_[team]][static_cast<int>(a)];
+  }
+  int initial_strawberry_total() const { return strawberry_total_; }
 
   int num_players() const { return 2; }
   int num_distinct_actions() const { return act::kCount; }
@@ -226,7 +294,7 @@ class Game {
   template <class List>
   void chance_outcomes(const State&, List&) const {}
 
-  // VP of `team` if the game ended now: plucked + carried + 2 × deposited (point 33).
+  // VP of `team` if the game ended now: plucked + carried + 2 × deposited + regent_vp (33, 58).
   int vp(const State& s, int team) const;
 
   std::string action_to_string(const State& s, Action a) const;
@@ -237,8 +305,26 @@ class Game {
 
   static Decoded decode(Action a);
   static int team_of(int t) { return t < kTeamSize ? 0 : 1; }
+  // Team of token t in `s` (sentries: the Regent's team), kNone for unused sentries.
+  static int team(const State& s, int t) { return t < kCharacters ? team_of(t) : s.regent_team; }
+  // The card info of token t (nullptr: undrafted slot or sentry).
+  const CardInfo* info(const State& s, int t) const {
+    return t < kCharacters && s.card[t] < kCards ? &cards_[team_of(t)][s.card[t]] : nullptr;
+  }
+  uint64_t abilities_of(const State& s, int t) const { return t < kCharacters ? card_abilities_[s.card[t]] : 0; }
+  bool has(const State& s, int t, Ability a) const { return (abilities_of(s, t) & ability_bit(a)) != 0; }
+  // The short / qualified names of token t in `s` (point 8; sentries `sentry`, `sentry1/2`).
+  std::string short_name(const State& s, int t) const;
+  std::string qualified_name(const State& s, int t) const;
   // The text naming token t as an action target in `s` (docs: "x,y", "x,y:short", ...).
   std::string target_name(const State& s, int t) const;
+  // Character camp cells of `team` (empty while its camp is not placed).
+  const Bits128& character_camp(const State& s, int tm) const { return board_.corner_cells(camp_corner(s, 2 * tm)); }
+  const Bits128& strawberry_camp(const State& s, int tm) const { return board_.corner_cells(camp_corner(s, 2 * tm + 1)); }
+  static int camp_corner(const State& s, int kind) { return s.camp[kind] < kCorners ? s.camp[kind] : kCorners; }
+  bool water(const State& s, int c) const { return board_.ring(c) && !s.bridges.test(c); }
+  // Hedges (east, south) the tile builder gives for the current faces of all slots (D28).
+  void tile_hedges(const State& s, Bits128& east, Bits128& south) const;
 
  private:
   // --- geometry on a state
@@ -247,18 +333,24 @@ class Game {
     return (e.south ? s.hedge_south : s.hedge_east).test(e.bit);
   }
   uint8_t steps(const State& s, int c) const;             // legal orthogonal steps (point 9)
-  bool diagonal_ok(const State& s, int c, int d) const;   // point 10, d in kNE..kNW
+  uint8_t token_steps(const State& s, int c, int t) const;  // + Territorial for token t (44)
+  bool diagonal_ok(const State& s, int c, int d, int t) const;  // point 10, d in kNE..kNW
   int diagonal_target(int c, int d) const;                // kNone off the board
   bool adjacent(const State& s, int a, int b) const;      // point 12
-  bool within_two_steps(const State& s, int from, int to) const;  // point 15
+  bool within_steps(const State& s, int from, int to, int n) const;  // point 15
   Bits128 occupied(const State& s) const;                 // cells holding a token
   bool other_token_at(const State& s, int c, int t) const;
   Bits128 line_of_sight(const State& s, int t, int range) const;  // point 13
   bool in_facing_direction(int c, int facing, int from) const;
-  bool attack_protected(const State& s, int target, int attacker_cell) const;  // point 23
+  bool attack_protected(const State& s, int target, int attacker_cell) const;  // 23, 55, 57
   bool shield_blocks(const State& s, int target, int from_cell) const;         // point 24
-  bool enemy(int t, int u) const { return tokens_[t].team != tokens_[u].team; }
-  bool present(const State& s, int t) const { return t < num_tokens_ && s.cell[t] != kNone; }
+  bool enemy(const State& s, int t, int u) const { return team(s, t) != team(s, u); }
+  bool present(const State& s, int t) const { return s.cell[t] != kNone; }
+  int token_with(const State& s, Ability a) const;  // first character token whose card has a
+  int enemy_hound_cell(const State& s, int t) const;  // Territorial: a cell t may not enter
+  bool under_aura(const State& s, int t) const;        // 50
+  int hydra_step(const State& s, int h, int d) const;  // cell or kNone
+  const AbilityRules& rules(const State& s, Ability a) const;  // numbers of the card owner's side
 
   // --- turn structure
   int slot_token(const State& s, int c) const { return s.team * kTeamSize + c; }
@@ -274,7 +366,7 @@ class Game {
   void after_activation(State& s) const;
   void end_turn(State& s) const;
   void defeat(State& s, int t) const;
-  void resolve_hydras(State& s) const;
+  void resolve_passives(State& s) const;
   void bard_check(State& s) const;
   void settle(State& s, int queued_before) const;
   static uint8_t& flow_phase(State& s) { return s.phase == kPhaseRespawn ? s.resume_phase : s.phase; }
@@ -282,36 +374,68 @@ class Game {
   void lose_strawberries(State& s, int t, int n) const;
   bool can_enter(const State& s, int t, int dest, int cost) const;  // point 11
   void pay(State& s, int cost) const { s.activation.ap = static_cast<uint8_t>(s.activation.ap - cost); }
+  void place_fixed(State& s) const;      // point 5 with the state's teams
+  void finish_camps(State& s) const;     // setup 3 and 4: hydras and strawberries
+  void start_game(State& s) const;       // round 1, Imperial rest
+
+  // --- setup phases
+  bool setup_legal(const State& s, const Decoded& d) const;
+  void setup_apply(State& s, const Decoded& d) const;
+  bool draft_ok(const State& s, int k) const;
+  bool bridge_ok(const State& s, int b) const;
+  bool camp_ok(const State& s, int kind, int corner) const;
+  bool place_ok(const State& s, int r) const;
+  int setup_team(const State& s) const;
 
   // --- the activation's actions (generation, legality, effect)
+  int actor(const State& s) const { return s.phase == kPhasePuppet ? s.activation.puppet : s.active; }
+  uint64_t actor_abilities(const State& s) const;  // active abilities the actor may use now
   void legal_act(const State& s, Actions& out) const;
   bool legal_act_action(const State& s, const Decoded& d) const;
+  bool ability_action_ok(const State& s, int t, uint64_t mask, const Decoded& d) const;
+  void gen_ability_actions(const State& s, int t, uint64_t mask, Actions& out) const;
   void apply_act(State& s, const Decoded& d) const;
   bool move_ok(const State& s, int d) const;
   bool near_own_strawberry_camp(const State& s, int t) const;
   bool pass_ok(const State& s, int u, int n) const;
 
-  // --- Abilities: one legality function (and one effect where not a plain move) per ability.
-  int cost(Ability a) const { return abilities_[static_cast<int>(a)].ap; }
+  // --- Abilities: one legality function per ability action; t is the actor.
+  int cost(const State& s, Ability a) const { return rules(s, a).ap; }
   bool once_used(const State& s, Ability a) const;
-  void gen_abilities(const State& s, Actions& out) const;
-  bool grapple_ok(const State& s, int u, int o) const;   // Monk
-  bool pounce_ok(const State& s, int d) const;           // Monk
-  bool plant_ok(const State& s, int d) const;            // Monk
-  bool spear_ok(const State& s, int u) const;            // Imperial Guardian
-  bool chop_ok(const State& s, int d) const;             // Barbarian
-  bool axe_ok(const State& s, int u) const;              // Barbarian
-  bool throw_ok(const State& s, int u) const;            // Barbarian
-  bool charm_ok(const State& s, int u, int d) const;     // Sorceress
-  bool shadow_ok(const State& s, int d) const;           // Sorceress
-  bool compel_ok(const State& s, int u, int d) const;    // Sorceress
+  bool voluntary(const State& s) const { return s.phase == kPhaseAct; }
+  bool grapple_ok(const State& s, int t, int u, int o) const;   // Monk
+  bool pounce_ok(const State& s, int t, int d) const;           // Monk
+  bool plant_ok(const State& s, int t, int d) const;            // Monk
+  bool spear_ok(const State& s, int t, int u) const;            // Imperial Guardian
+  bool chop_ok(const State& s, int t, int d) const;             // Barbarian
+  bool axe_ok(const State& s, int t, int u) const;              // Barbarian
+  bool throw_ok(const State& s, int t, int u) const;            // Barbarian
+  bool charm_ok(const State& s, int t, int u, int d) const;     // Sorceress
+  bool shadow_ok(const State& s, int t, int d, Ability a) const;  // Sorceress, Basilisk (slither)
+  bool compel_ok(const State& s, int t, int u, int d) const;    // Sorceress
+  bool bite_ok(const State& s, int t, int u, int d) const;      // Hound
+  bool horns_ok(const State& s, int t, int u) const;            // Minotaur
+  bool flip_ok(const State& s, int t) const;                    // Minotaur
+  int charge_steps(const State& s, int t) const;                // Minotaur: 0 if illegal
+  bool lure_ok(const State& s, int t, int u, int n) const;      // Nymph
+  bool vent_ok(const State& s, int t, int u, int d) const;      // Puppeteer
+  bool puppet_ok(const State& s, int t, int u) const;           // Puppeteer
+  bool archer_ok(const State& s, int t, int u) const;           // Ranger
+  bool command_ok(const State& s, int t, int u, int d) const;   // Regent
+  bool sentry_ok(const State& s, int t, int d) const;           // Regent
+  bool simple_ok(const State& s, Ability a) const;              // wolf, sprint
+  int ability_owner(const State& s, Ability a) const { return token_with(s, a); }
 
   Board board_;
-  std::array<AbilityRules, kAbilityCount> abilities_{};
-  std::array<TokenInfo, kTokens> tokens_{};
-  int num_tokens_ = kCharacters;
-  std::vector<int> bards_;  // tokens with War Cry or Inspirational Ballad
-  std::vector<int> guardians_;  // tokens with the Guardian ability
+  std::string parameters_json_;
+  std::array<std::array<AbilityRules, kAbilityCount>, 2> abilities_{};  // [side][ability]
+  std::array<std::array<CardInfo, kCards>, kTeams> cards_{};             // [team][card] (team's side)
+  std::array<uint64_t, 256> card_abilities_{};                           // by card index, 0 else
+  std::array<std::array<int, kTeamSize>, kTeams> fixed_teams_{};         // card indices (not draft)
+  std::array<uint8_t, kTeams> advanced_{};
+  Teams team_mode_ = Teams::kFirstGame;
+  Setup setup_ = Setup::kFixed;
+  int strawberry_total_ = 14;
   int max_game_length_ = 0;
 };
 

@@ -1,5 +1,6 @@
 // Imperial Harvest: action names, the drawn board and the consistency check of a state.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdio>
 #include <sstream>
@@ -22,27 +23,40 @@ const char* kTeamNames[2] = {"Imperial Servants", "Northern Raiders"};
 
 }  // namespace
 
+std::string Game::short_name(const State& s, int t) const {
+  if (t >= kCharacters) return "sentry";
+  const CardInfo* k = info(s, t);
+  return k ? k->short_name : "token" + std::to_string(t);
+}
+
+std::string Game::qualified_name(const State& s, int t) const {
+  if (t >= kCharacters) return "sentry" + std::to_string(t - kCharacters + 1);
+  const CardInfo* k = info(s, t);
+  if (!k) return "token" + std::to_string(t);
+  return (team_of(t) == 0 ? "imperial-" : "raider-") + k->short_name;
+}
+
 std::string Game::target_name(const State& s, int t) const {
-  if (t >= num_tokens_) return tokens_[t].qualified;
   const int c = s.cell[t];
-  if (c == kNone) return tokens_[t].qualified;
+  if (c == kNone) return qualified_name(s, t);
   bool alone = true, short_unique = true;
-  for (int u = 0; u < num_tokens_; ++u) {
+  const std::string mine = short_name(s, t);
+  for (int u = 0; u < kTokens; ++u) {
     if (u == t || s.cell[u] != c) continue;
     alone = false;
-    if (tokens_[u].short_name == tokens_[t].short_name) short_unique = false;
+    if (short_name(s, u) == mine) short_unique = false;
   }
   if (alone) return cell_name(c);
-  return cell_name(c) + ":" + (short_unique ? tokens_[t].short_name : tokens_[t].qualified);
+  return cell_name(c) + ":" + (short_unique ? mine : qualified_name(s, t));
 }
 
 std::string Game::action_to_string(const State& s, Action a) const {
   const Decoded d = decode(a);
   const int team = s.team;
   switch (d.kind) {
-    case Kind::kRest: return "rest " + tokens_[team * kTeamSize + d.a].short_name;
-    case Kind::kActivate: return "activate " + tokens_[team * kTeamSize + d.a].short_name;
-    case Kind::kForfeit: return "forfeit " + tokens_[team * kTeamSize + d.a].short_name;
+    case Kind::kRest: return "rest " + short_name(s, team * kTeamSize + d.a);
+    case Kind::kActivate: return "activate " + short_name(s, team * kTeamSize + d.a);
+    case Kind::kForfeit: return "forfeit " + short_name(s, team * kTeamSize + d.a);
     case Kind::kHydra: return "hydra " + std::to_string(d.a + 1) + " " + kDirNames[d.b];
     case Kind::kMove: return std::string("move ") + kDirNames[d.a];
     case Kind::kFace: return std::string("face ") + kDirNames[d.a];
@@ -53,15 +67,16 @@ std::string Game::action_to_string(const State& s, Action a) const {
     case Kind::kPass: return "pass " + target_name(s, d.a) + " " + std::to_string(d.b);
     case Kind::kRespawn: {
       const int owner = s.queue_count ? team_of(s.queue[0]) : team;
-      return "respawn " + cell_name(board_.character_camp_cells(owner)[d.a]);
+      if (s.camp[2 * owner] >= kCorners) return "respawn r" + std::to_string(d.a);
+      return "respawn " + cell_name(board_.corner_cell_list(s.camp[2 * owner])[d.a]);
     }
     case Kind::kGrapple: {
-      // Landing written as a cell relative to the grappler (the active character if it can
-      // grapple, else the first character that can); as an offset if there is none on the board.
+      // Landing written as a cell relative to the grappler (the actor if it may grapple, else the
+      // first character that can); as an offset if there is none on the board.
       int base = kNone;
-      if (s.active != kNone && tokens_[s.active].has(Ability::kGrapple)) base = s.active;
-      for (int t = 0; t < num_tokens_ && base == kNone; ++t)
-        if (tokens_[t].has(Ability::kGrapple)) base = t;
+      const int doer = s.phase == kPhaseAct || s.phase == kPhasePuppet ? actor(s) : kNone;
+      if (doer != kNone && (actor_abilities(s) & ability_bit(Ability::kGrapple))) base = doer;
+      if (base == kNone) base = token_with(s, Ability::kGrapple);
       const int dx = Board::kLandingDx[d.b], dy = Board::kLandingDy[d.b];
       std::string landing = base != kNone && s.cell[base] != kNone
                                 ? xy(cell_x(s.cell[base]) + dx, cell_y(s.cell[base]) + dy)
@@ -77,6 +92,29 @@ std::string Game::action_to_string(const State& s, Action a) const {
     case Kind::kCharm: return "charm " + target_name(s, d.a) + " " + kDirNames[d.b];
     case Kind::kShadow: return std::string("shadow ") + kDirNames[d.a];
     case Kind::kCompel: return "compel " + target_name(s, d.a) + " " + kDirNames[d.b];
+    case Kind::kSlither: return std::string("slither ") + kDirNames[d.a];
+    case Kind::kBite: return "bite " + target_name(s, d.a) + " " + kDirNames[d.b];
+    case Kind::kHorns: return "horns " + target_name(s, d.a);
+    case Kind::kFlip: return "flip";
+    case Kind::kCharge: return "charge";
+    case Kind::kLure: return "lure " + target_name(s, d.a) + " " + std::to_string(d.b);
+    case Kind::kVent: return "vent " + target_name(s, d.a) + " " + kDirNames[d.b];
+    case Kind::kPuppet: return "puppet " + target_name(s, d.a);
+    case Kind::kArcher: return "archer " + target_name(s, d.a);
+    case Kind::kCommand: return "command " + target_name(s, d.a) + " " + kDirNames[d.b];
+    case Kind::kSentry: return std::string("sentry ") + kDirNames[d.a] + " " + kDirNames[d.b];
+    case Kind::kWolf: return "wolf";
+    case Kind::kSprint: return "sprint";
+    case Kind::kDraft: return std::string("draft ") + kCardIds[d.a];
+    case Kind::kBridge: return "bridge " + cell_name(board_.bridge_spot(d.a));
+    case Kind::kCamp: return std::string("camp ") + kCampKindNames[d.a] + " " + kCornerNames[d.b];
+    case Kind::kPlace: {
+      // The camp of the team placing now (or in turn); a slot number while it has no camp.
+      const int tm = s.phase == kPhasePlacement ? (s.setup_step & 1) : team;
+      const std::string where = s.camp[2 * tm] < kCorners ? cell_name(board_.corner_cell_list(s.camp[2 * tm])[d.a])
+                                                          : "r" + std::to_string(d.a);
+      return "place " + where + " " + kDirNames[d.b];
+    }
   }
   return "?";
 }
@@ -101,11 +139,36 @@ Action Game::string_to_action(const State& s, const std::string& text) const {
   return -1;
 }
 
+// Letters on the drawn board: first letter of the short name not yet taken in that case (upper
+// case imperial, lower case raiders); sentries '$'.
+static std::array<char, kTokens> letters(const Game& g, const State& s) {
+  std::array<char, kTokens> out{};
+  std::string taken;
+  for (int t = 0; t < kTokens; ++t) {
+    out[t] = '?';
+    if (t >= kCharacters) {
+      out[t] = '$';
+      continue;
+    }
+    for (char ch : g.short_name(s, t) + "abcdefghijklmnopqrstuvwxyz") {
+      if (!std::isalpha(static_cast<unsigned char>(ch))) continue;
+      const char l = static_cast<char>(Game::team_of(t) == 0 ? std::toupper(ch) : std::tolower(ch));
+      if (taken.find(l) == std::string::npos) {
+        out[t] = l;
+        break;
+      }
+    }
+    taken += out[t];
+  }
+  return out;
+}
+
 // The board as drawn by to_string: 3 characters per cell, hedges as | and ---.
 //   ~~~ water, H1~ / H2~ hydras, === / ::: bridges (east–west / north–south),
 //   a token as its letter and facing arrow (two tokens: both letters), then a marker:
 //   * strawberry, I / R character camp, i / r strawberry camp (imperial / raiders).
 std::string Game::to_string(const State& s) const {
+  const std::array<char, kTokens> letter = letters(*this, s);
   std::ostringstream out;
   out << "Imperial Harvest (board " << board_.name() << "), round " << int(s.round) << " of " << kRounds
       << ", " << kTeamNames[s.team & 1] << "' turn";
@@ -113,15 +176,17 @@ std::string Game::to_string(const State& s) const {
     const int a = vp(s, 0), b = vp(s, 1);
     out << " — game over: " << (a == b ? "draw" : a > b ? "Imperial Servants win" : "Northern Raiders win");
   } else {
-    out << ", phase " << kPhaseNames[std::min<int>(s.phase, 4)];
+    out << ", phase " << kPhaseNames[std::min<int>(s.phase, kPhaseCount - 1)];
+    if (s.phase >= kPhaseDraft) out << " (step " << int(s.setup_step) << ")";
     if (s.active != kNone)
-      out << " (" << tokens_[s.active].qualified << " acting, " << int(s.activation.ap) << " AP left)";
-    if (s.queue_count) out << ", " << tokens_[s.queue[0]].qualified << " to respawn";
+      out << " (" << qualified_name(s, s.active) << " acting, " << int(s.activation.ap) << " AP left)";
+    if (s.activation.puppet != kNone) out << " puppet " << qualified_name(s, s.activation.puppet);
+    if (s.queue_count) out << ", " << qualified_name(s, s.queue[0]) << " to respawn";
   }
   out << "\nVP: imperial " << vp(s, 0) << " (plucked " << int(s.plucked[0]) << ", deposited "
-      << int(s.deposited[0]) << "), raiders " << vp(s, 1) << " (plucked " << int(s.plucked[1])
-      << ", deposited " << int(s.deposited[1]) << "); strawberries on the board "
-      << s.strawberries.count() << "\n";
+      << int(s.deposited[0]) << ", regent " << int(s.regent_vp[0]) << "), raiders " << vp(s, 1) << " (plucked "
+      << int(s.plucked[1]) << ", deposited " << int(s.deposited[1]) << ", regent " << int(s.regent_vp[1])
+      << "); strawberries on the board " << s.strawberries.count() << "\n";
   out << "    ";
   for (int x = 0; x < kSize; ++x) out << "  " << x << " ";
   out << "\n";
@@ -139,31 +204,31 @@ std::string Game::to_string(const State& s) const {
     for (int x = 0; x < kSize; ++x) {
       const int c = cell_at(x, y);
       std::string text = "   ";
-      if (board_.water(c)) {
+      if (water(s, c)) {
         text = s.hydra[0] == c ? "H1~" : s.hydra[1] == c ? "H2~" : "~~~";
       } else {
-        if (board_.bridge(c)) text = board_.bridge_axis(c) == kE ? "===" : ":::";
+        if (s.bridges.test(c)) text = (cell_x(c) == 2 || cell_x(c) == 7) ? "===" : ":::";
         char marker = text[2];
         if (s.strawberries.test(c))
           marker = '*';
-        else if (board_.character_camp(0).test(c))
+        else if (character_camp(s, 0).test(c))
           marker = 'I';
-        else if (board_.character_camp(1).test(c))
+        else if (character_camp(s, 1).test(c))
           marker = 'R';
-        else if (board_.strawberry_camp(0).test(c))
+        else if (strawberry_camp(s, 0).test(c))
           marker = 'i';
-        else if (board_.strawberry_camp(1).test(c))
+        else if (strawberry_camp(s, 1).test(c))
           marker = 'r';
         text[2] = marker;
         int here[kTokens], n = 0;
-        for (int t = 0; t < num_tokens_; ++t)
+        for (int t = 0; t < kTokens; ++t)
           if (s.cell[t] == c) here[n++] = t;
         if (n == 1) {
-          text[0] = tokens_[here[0]].letter;
+          text[0] = letter[here[0]];
           text[1] = kArrows[s.facing[here[0]] & 3];
         } else if (n >= 2) {
-          text[0] = tokens_[here[0]].letter;
-          text[1] = n == 2 ? tokens_[here[1]].letter : '+';
+          text[0] = letter[here[0]];
+          text[1] = n == 2 ? letter[here[1]] : '+';
         }
       }
       out << text << (x == kSize - 1 || s.hedge_east.test(c) ? "|" : " ");
@@ -171,74 +236,188 @@ std::string Game::to_string(const State& s) const {
     out << "\n";
     horizontal(y);
   }
-  for (int t = 0; t < num_tokens_; ++t) {
-    const TokenInfo& k = tokens_[t];
-    out << "  " << k.letter << " " << k.qualified << ": ";
+  for (int t = 0; t < kTokens; ++t) {
+    if (t >= kCharacters && s.cell[t] == kNone) continue;
+    out << "  " << letter[t] << " " << qualified_name(s, t) << ": ";
     if (s.cell[t] == kNone)
       out << "off the board";
     else
       out << cell_name(s.cell[t]) << " facing " << kDirNames[s.facing[t] & 3];
-    out << ", carries " << int(s.carried[t]);
+    if (t < kCharacters) out << ", carries " << int(s.carried[t]);
     if (s.uses_left[t] != kNone) out << ", uses left " << int(s.uses_left[t]);
+    if ((s.wolf >> t) & 1) out << " [wolf form]";
     if (s.resting == t) out << " [resting]";
     if (s.active == t) out << " [active]";
     if (is_done(s, t)) out << " [done]";
     out << "\n";
   }
   out << "  (~ water, H1/H2 hydras, === / ::: bridges, * strawberry, I/R character camps, "
-         "i/r strawberry camps, | and --- hedges)\n";
+         "i/r strawberry camps, $ sentries, | and --- hedges)\n";
   return out.str();
 }
 
 std::string Game::check_consistency(const State& s) const {
+  const bool setup = s.phase >= kPhaseDraft && s.phase < kPhaseCount;
+  if (s.phase >= kPhaseCount) return "unknown phase";
+  // Cards: drafted in slot order, distinct, archetypes distinct within a team.
+  int drafted = 0;
+  for (int t = 0; t < kCharacters; ++t) {
+    if (s.card[t] == kNone) continue;
+    if (s.card[t] >= kCards) return "unknown card";
+    ++drafted;
+    for (int u = 0; u < t; ++u) {
+      if (s.card[u] == s.card[t]) return std::string("character '") + kCardIds[s.card[t]] + "' plays twice";
+      if (team_of(u) == team_of(t) && s.card[u] < kCards &&
+          cards_[0][s.card[u]].archetype == cards_[0][s.card[t]].archetype)
+        return "two characters of one team share an archetype";
+    }
+  }
+  if (team_mode_ != Teams::kDraft)
+    for (int t = 0; t < kCharacters; ++t)
+      if (s.card[t] != fixed_teams_[team_of(t)][t % kTeamSize]) return "the teams are not this game's teams";
+  if (s.phase == kPhaseDraft) {
+    if (s.setup_step > 5 || drafted != s.setup_step) return "draft: setup_step must count the drafted characters";
+    for (int i = 0; i < s.setup_step; ++i)
+      if (s.card[(i & 1) * kTeamSize + i / 2] == kNone) return "draft: characters are drafted in slot order";
+  } else if (drafted != kCharacters) {
+    return "every slot holds a character outside the draft";
+  }
+  int regent = kNone;
+  for (int t = 0; t < kCharacters; ++t)
+    if (s.card[t] == kCardRegent) regent = team_of(t);
+  if (s.regent_team != regent) return "regent_team does not match the Regent's team";
+  for (int tm = 0; tm < 2; ++tm) {
+    const int most = tm == regent ? rules_for_team(tm, Ability::kPointOfOrder).param : 0;
+    if (s.regent_vp[tm] > most) return "regent_vp out of range";
+  }
   // Geometry.
   for (int c = 0; c < 128; ++c) {
     if (s.hedge_east.test(c) && (c >= kCells || cell_x(c) == kSize - 1)) return "a hedge lies off the board";
     if (s.hedge_south.test(c) && c >= kCells - kSize) return "a hedge lies off the board";
-    if (s.strawberries.test(c) && (c >= kCells || board_.water(c))) return "a strawberry lies off the board or on water";
+    if (s.strawberries.test(c) && (c >= kCells || water(s, c))) return "a strawberry lies off the board or on water";
+    if (s.bridges.test(c) && (c >= kCells || board_.spot_index(c) == kNone)) return "a bridge is not on a non-elbow moat cell";
+  }
+  int per_tile[4] = {0, 0, 0, 0};
+  s.bridges.for_each([&](int c) {
+    if (c < kCells && board_.moat_tile(c) < 4) ++per_tile[board_.moat_tile(c)];
+  });
+  for (int k = 0; k < 4; ++k)
+    if (per_tile[k] > 1) return "two bridges on one moat tile";
+  for (int k = 0; k < kCampKinds; ++k) {
+    if (s.camp[k] != kNone && s.camp[k] >= kCorners) return "a camp is not in a corner";
+    for (int j = 0; j < k; ++j)
+      if (s.camp[k] != kNone && s.camp[j] == s.camp[k]) return "two camps share a corner";
+  }
+  for (int i = 0; i < kMaxSlots; ++i) {
+    if (i >= board_.slot_count()) {
+      if (s.tile_face[i] || s.tile_transform[i]) return "tile of a slot the board does not have";
+      continue;
+    }
+    Bits128 e, so;
+    if (!board_.tile_hedges(i, s.tile_face[i], s.tile_transform[i], e, so)) return "a tile does not fit its slot";
   }
   const int berries = s.strawberries.count();
   for (int h = 0; h < 2; ++h)
-    if (s.hydra[h] >= kCells || !board_.water(s.hydra[h])) return "a hydra is not on a water cell";
-  if (s.hydra[0] == s.hydra[1]) return "the two hydras share a cell";
+    if (s.hydra[h] != kNone && (s.hydra[h] >= kCells || !water(s, s.hydra[h]))) return "a hydra is not on a water cell";
+  if (s.hydra[0] != kNone && s.hydra[0] == s.hydra[1]) return "the two hydras share a cell";
+  const bool before_board = setup && s.phase != kPhasePlacement && setup_ == Setup::kInteractive;
+  if (setup_ == Setup::kInteractive && (s.phase == kPhaseDraft || s.phase == kPhaseBridges || s.phase == kPhaseCamps)) {
+    if (berries || s.hydra[0] != kNone || s.hydra[1] != kNone) return "hydras and strawberries come after the camps";
+    if (s.phase != kPhaseCamps) {
+      for (int k = 0; k < kCampKinds; ++k)
+        if (s.camp[k] != kNone) return "camps come after the bridges";
+    }
+    if (s.phase == kPhaseDraft && s.bridges.any()) return "bridges come after the draft";
+  } else {
+    for (int k = 0; k < kCampKinds; ++k)
+      if (s.camp[k] == kNone) return "a camp is missing";
+  }
+  if (s.phase == kPhaseBridges && (s.setup_step > 3 || s.bridges.count() != s.setup_step))
+    return "bridges: setup_step must count the bridges";
+  if (s.phase == kPhaseCamps) {
+    int placed = 0;
+    for (int k = 0; k < kCampKinds; ++k) placed += s.camp[k] != kNone;
+    if (s.setup_step > 3 || placed != s.setup_step) return "camps: setup_step must count the camps";
+    for (int i = 0; i < s.setup_step; ++i) (void)i;
+  }
+  if (!setup && s.setup_step) return "setup_step is 0 after the setup";
+  (void)before_board;
   // Tokens.
   int carried = 0;
-  const Bits128 zone = board_.around(s.hydra[0]) | board_.around(s.hydra[1]);
   for (int t = 0; t < kTokens; ++t) {
-    const TokenInfo& k = tokens_[t];
-    if (t >= num_tokens_) {
-      if (s.cell[t] != kNone || s.facing[t] || s.carried[t] || s.uses_left[t] != kNone)
-        return "token " + std::to_string(t) + " is not in this game";
+    const std::string name = qualified_name(s, t);
+    if (t >= kCharacters) {
+      if (s.carried[t] || s.uses_left[t] != kNone) return name + " carries or has uses";
+      if (s.cell[t] == kNone && s.facing[t]) return name + " is off the board with a facing";
+      if (s.cell[t] != kNone && s.regent_team == kNone) return "a sentry plays without a Regent";
+    }
+    if (s.facing[t] > 3) return name + " has no valid facing";
+    if (s.cell[t] != kNone && (s.cell[t] >= kCells || water(s, s.cell[t]))) return name + " stands off the board or on water";
+    if (t >= kCharacters) continue;
+    const CardInfo* k = info(s, t);
+    if (!k) {
+      if (s.cell[t] != kNone || s.facing[t] || s.carried[t] || s.uses_left[t] != kNone || ((s.wolf >> t) & 1))
+        return name + " is not drafted yet but has a position or items";
       continue;
     }
-    if (s.cell[t] != kNone && (s.cell[t] >= kCells || board_.water(s.cell[t])))
-      return k.qualified + " stands off the board or on water";
-    if (s.facing[t] > 3) return k.qualified + " has no valid facing";
-    if (s.carried[t] > k.slots) return k.qualified + " carries more than its slots";
-    if (s.cell[t] == kNone && s.carried[t]) return k.qualified + " is off the board but carries strawberries";
-    if ((s.uses_left[t] == kNone) != (k.uses_per_game < 0)) return k.qualified + ": uses_left must be null exactly for characters without per-game uses";
-    if (s.uses_left[t] != kNone && s.uses_left[t] > k.uses_per_game) return k.qualified + " has more uses left than per game";
-    if (s.cell[t] != kNone && zone.test(s.cell[t]) && !board_.character_camp(k.team).test(s.cell[t]))
-      return k.qualified + " stands next to a hydra";
+    if (s.carried[t] > k->slots) return name + " carries more than its slots";
+    if (s.cell[t] == kNone && s.carried[t]) return name + " is off the board but carries strawberries";
+    if ((s.uses_left[t] == kNone) != (k->uses_per_game < 0))
+      return name + ": uses_left must be null exactly for characters without per-game uses";
+    if (s.uses_left[t] != kNone && s.uses_left[t] > k->uses_per_game) return name + " has more uses left than per game";
     carried += s.carried[t];
   }
+  if (s.wolf & ~0x3f) return "a sentry has Wolf Form";
+  if (setup) {
+    for (int t = 0; t < kTokens; ++t) {
+      const bool placed = s.phase == kPhasePlacement && t < kCharacters &&
+                          (t % kTeamSize) * 2 + team_of(t) < s.setup_step;
+      if ((s.cell[t] != kNone) != placed) return qualified_name(s, t) + " is placed out of order";
+      if (s.cell[t] == kNone && s.facing[t]) return qualified_name(s, t) + " is off the board with a facing";
+      if (placed && (s.cell[t] == board_.insignia(s.camp[2 * team_of(t)]) ||
+                     !character_camp(s, team_of(t)).test(s.cell[t])))
+        return qualified_name(s, t) + " is not on a start cell of its camp";
+    }
+    if (s.plucked[0] || s.plucked[1] || s.deposited[0] || s.deposited[1] || carried || s.wolf || s.hedges_planted ||
+        s.hedges_chopped || s.round != 1 || s.resting != kNone || s.active != kNone || s.done_count ||
+        s.queue_count || s.resume_phase != kNone || s.last_rested[0] != kNone || s.last_rested[1] != kNone ||
+        !(s.activation == Activation{}))
+      return "nothing happens before the setup ends";
+    for (int tm = 0; tm < 2; ++tm)
+      if (tm == regent && s.regent_vp[tm] != rules_for_team(tm, Ability::kPointOfOrder).param)
+        return "regent_vp is full before play";
+    if (s.player != setup_team(s) || s.team != s.player) return "current_player and team must be the team in turn";
+    if (s.phase == kPhasePlacement) {
+      int a = board_.elbow(s.camp[1]), b = board_.elbow(s.camp[3]);
+      if (setup_ == Setup::kInteractive && (s.hydra[0] != std::min(a, b) || s.hydra[1] != std::max(a, b)))
+        return "the hydras are not on the elbows nearest the strawberry camps";
+    }
+    return "";
+  }
+  // Passive attacks are resolved after every action: nobody stands where one would strike.
+  for (int t = 0; t < kTokens; ++t) {
+    const int c = s.cell[t];
+    if (c == kNone || ((s.wolf >> t) & 1) || character_camp(s, team(s, t)).test(c)) continue;
+    for (int h = 0; h < 2; ++h)
+      if (s.hydra[h] != kNone && board_.around(s.hydra[h]).test(c)) return qualified_name(s, t) + " stands next to a hydra";
+  }
   const int plucked = s.plucked[0] + s.plucked[1], deposited = s.deposited[0] + s.deposited[1];
-  if (plucked + berries > board_.initial_strawberry_count())
-    return "more strawberries plucked and on the board than the game has";
+  if (berries + carried + deposited > strawberry_total_)
+    return "more strawberries on the board, carried and deposited than the game has";
   if (carried + deposited > plucked) return "more strawberries carried and deposited than plucked";
+  if (plucked > strawberry_total_) return "more strawberries plucked than the game has";
   if (s.hedges_planted > kMaxPlantedHedges) return "more hedges planted than the box holds";
   if (s.hedges_chopped > kMaxChoppedHedges) return "more hedges chopped than the box holds";
   // Turn.
   if (s.round < 1 || s.round > kRounds) return "round must be in 1..7";
   if (s.team > 1) return "team must be 0 or 1";
-  if (s.phase > kPhaseRespawn) return "unknown phase";
   const bool respawning = s.phase == kPhaseRespawn;
   if (respawning != (s.resume_phase != kNone)) return "resume_phase is set exactly in the respawn phase";
   if (respawning && s.resume_phase >= kPhaseRespawn) return "resume_phase must be rest, pick, act or hydra";
   const int flow = respawning ? s.resume_phase : s.phase;
   auto own = [&](int t) { return t < kCharacters && team_of(t) == s.team; };
-  for (int team = 0; team < 2; ++team)
-    if (s.last_rested[team] != kNone && (s.last_rested[team] >= kCharacters || team_of(s.last_rested[team]) != team))
+  for (int tm = 0; tm < 2; ++tm)
+    if (s.last_rested[tm] != kNone && (s.last_rested[tm] >= kCharacters || team_of(s.last_rested[tm]) != tm))
       return "last_rested of a team must be one of its characters";
   if (s.done_count > 2) return "at most two characters finish a turn";
   for (int i = 0; i < 2; ++i) {
@@ -259,6 +438,7 @@ std::string Game::check_consistency(const State& s) const {
       if (s.resting == kNone || s.active != kNone || s.done_count > 1) return "phase pick: one resting, nobody acting, at most one done";
       break;
     case kPhaseAct:
+    case kPhasePuppet:
       if (s.resting == kNone || s.active == kNone || s.done_count > 1 || s.active == s.resting || is_done(s, s.active))
         return "phase act: one resting, one acting, at most one other done";
       if (s.cell[s.active] == kNone) return "the active character is off the board";
@@ -276,22 +456,31 @@ std::string Game::check_consistency(const State& s) const {
   } else {
     const int t = s.active;
     if (a.ap > 60) return "activation ap out of range";
-    if (a.face_used > 1 || a.bonus > 1) return "activation flags must be true/false";
+    if (a.face_used > 1 || a.bonus > 1 || a.charged > 1) return "activation flags must be true/false";
+    if (a.free_moves > 60) return "free_moves out of range";
     if (a.bonus != (s.carried[t] > 0 ? 1 : 0)) return "activation bonus must be true exactly while the active character carries";
-    if (a.used & ~tokens_[t].abilities) return "activation uses an ability the active character lacks";
-    if (a.compulsions > rules(Ability::kCompulsion).per_activation || (a.compulsions && !tokens_[t].has(Ability::kCompulsion)))
-      return "too many compulsions";
+    uint64_t known = ability_bit(Ability::kRetriever);
+    for (int u = 0; u < kCharacters; ++u) known |= abilities_of(s, u) & kActiveAbilities;
+    if (a.used & ~known) return "activation uses an ability no character of this game has";
+    if ((a.used & ability_bit(Ability::kRetriever)) && !has(s, t, Ability::kRetriever))
+      return "retriever_used only for an active Hound";
+    if (a.compulsions > rules(s, Ability::kCompulsion).per_activation) return "too many compulsions";
     if ((a.compulsions == 0) != (a.compel_target == kNone)) return "compel_target is set exactly after a compulsion";
-    if (a.compel_target != kNone && (a.compel_target >= num_tokens_ || a.compel_target == t))
-      return "compel_target must be another character";
+    if (a.compel_target != kNone && a.compel_target >= kTokens) return "compel_target must be a token";
+    if (a.charged && !(a.used & ability_bit(Ability::kCharge))) return "charged only after a charge";
     for (int b = 0; b < kTokens; ++b) {
       const bool ballad = (a.ballad >> b) & 1, war_cry = (a.war_cry >> b) & 1;
-      if (ballad && (b >= num_tokens_ || b == t || enemy(t, b) || !tokens_[b].has(Ability::kInspirationalBallad)))
+      if (ballad && (b >= kCharacters || b == t || team_of(b) != team_of(t) || !has(s, b, Ability::kInspirationalBallad)))
         return "ballad lists a token that is not an allied Bard";
-      if (war_cry && (b >= num_tokens_ || !enemy(t, b) || !tokens_[b].has(Ability::kWarCry)))
+      if (war_cry && (b >= kCharacters || team_of(b) == team_of(t) || !has(s, b, Ability::kWarCry)))
         return "war_cry lists a token that is not an enemy Bard";
+      if (((a.gaze >> b) & 1) && (b >= kCharacters || b == t || !has(s, b, Ability::kPetrifyingGaze)))
+        return "gaze lists a token that is not a Basilisk";
     }
   }
+  if ((s.phase == kPhasePuppet) != (a.puppet != kNone)) return "activation.puppet is set exactly in phase puppet";
+  if (a.puppet != kNone && (a.puppet >= kCharacters || a.puppet == s.active || s.cell[a.puppet] == kNone))
+    return "the puppet must be another character on the board";
   // Respawn queue and who moves.
   if (s.queue_count > kCharacters) return "respawn queue too long";
   for (int i = 0; i < kTokens; ++i) {
@@ -299,7 +488,7 @@ std::string Game::check_consistency(const State& s) const {
       if (s.queue[i] != kNone) return "respawn queue holds unused entries";
       continue;
     }
-    if (s.queue[i] >= num_tokens_ || s.cell[s.queue[i]] != kNone) return "respawn queue lists a character on the board";
+    if (s.queue[i] >= kCharacters || s.cell[s.queue[i]] != kNone) return "respawn queue lists a character on the board";
     for (int j = 0; j < i; ++j)
       if (s.queue[j] == s.queue[i]) return "respawn queue lists a character twice";
   }
@@ -307,12 +496,13 @@ std::string Game::check_consistency(const State& s) const {
     if (s.phase != kPhaseRest || s.team != 1 || (s.round < kRounds && berries > 0))
       return "the game is over only after the Raiders' turn of round 7 or with no strawberry on the board";
     if (s.queue_count) return "a finished game has no respawn queue";
+    if (s.wolf) return "Wolf Form ends with the turn";
     return "";
   }
-  for (int t = 0; t < num_tokens_; ++t) {
+  for (int t = 0; t < kCharacters; ++t) {
     bool queued = false;
     for (int i = 0; i < s.queue_count; ++i) queued = queued || s.queue[i] == t;
-    if (s.cell[t] == kNone && !queued) return tokens_[t].qualified + " is off the board but not awaiting respawn";
+    if (s.cell[t] == kNone && !queued) return qualified_name(s, t) + " is off the board but not awaiting respawn";
   }
   if (respawning != (s.queue_count > 0)) return "the respawn phase lasts exactly while the queue is not empty";
   const int expected = s.queue_count ? team_of(s.queue[0]) : s.team;

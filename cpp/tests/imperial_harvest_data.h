@@ -21,21 +21,31 @@ inline GameSpec standard_spec(bool symmetric = false) {
   b.character_camp = {8, 88};   // imperial top_right, raiders bottom_right
   b.strawberry_camp = {80, 0};  // imperial bottom_left, raiders top_left
   b.start_spaces = {{{8, 9, 19}, {89, 98, 99}}};
-  auto character = [](const char* id, const char* name, std::vector<std::string> abilities) {
+  auto character = [&](const char* id, const char* name, const char* archetype, std::vector<std::string> abilities) {
     CharacterSpec c;
     c.id = id;
     c.name = name;
+    c.archetype = archetype;
     c.abilities = std::move(abilities);
-    return c;  // ap 3, 2 slots, +1 bonus: characters.json defaults
+    spec.cards.push_back(c);  // ap 3, 2 slots, +1 bonus: characters.json defaults
   };
-  spec.teams[0] = {character("monk", "Monk", {"grapple", "dragon_pounce", "plant"}),
-                   character("imperial_guardian", "Imperial Guardian", {"tower_shield", "guardian", "spear"}),
-                   character("imperial_bard", "Bard", {"agility", "war_cry", "inspirational_ballad"})};
-  spec.teams[1] = {character("barbarian", "Barbarian", {"chop", "battle_axe", "throwing_axe"}),
-                   character("sorceress", "Sorceress", {"charm", "shadow_walk", "compulsion"}),
-                   character("raider_bard", "Bard", {"agility", "war_cry", "inspirational_ballad"})};
-  auto rules = [&](Ability a, int ap, int per_activation, int uses) {
-    spec.abilities[static_cast<int>(a)] = AbilityRules{ap, per_activation, uses, false, false};
+  character("barbarian", "Barbarian", "warrior", {"chop", "battle_axe", "throwing_axe"});
+  character("raider_bard", "Bard", "rogue", {"agility", "war_cry", "inspirational_ballad"});
+  character("sorceress", "Sorceress", "mage", {"charm", "shadow_walk", "compulsion"});
+  character("skin_changer", "Skin-Changer", "warrior", {"feral", "wolf_form", "sprint"});
+  character("imperial_bard", "Bard", "rogue", {"agility", "war_cry", "inspirational_ballad"});
+  character("imperial_guardian", "Imperial Guardian", "guardian", {"tower_shield", "guardian", "spear"});
+  character("monk", "Monk", "utility", {"grapple", "dragon_pounce", "plant"});
+  character("regent", "Regent", "royalty", {"point_of_order", "command", "sentry"});
+  character("basilisk", "Basilisk", "creature", {"poison_blood", "slither", "petrifying_gaze"});
+  character("hound", "Hound", "utility", {"retriever", "territorial", "bite"});
+  character("minotaur", "Minotaur", "warrior", {"horns", "master_of_the_labyrinth", "charge"});
+  character("nymph", "Nymph", "mage", {"alluring_gaze", "aura_of_tranquility", "changeling"});
+  character("puppeteer", "Puppeteer", "rogue", {"agility", "ventriloquism", "arcane_puppetry"});
+  character("ranger", "Ranger", "guardian", {"camouflage", "archer", "silent_sentinel"});
+  spec.team_ids = {{{"monk", "imperial_guardian", "imperial_bard"}, {"barbarian", "sorceress", "raider_bard"}}};
+  auto rules = [&](Ability a, int ap, int per_activation, int uses, int param = 0) {
+    spec.abilities[static_cast<int>(a)] = AbilityRules{ap, per_activation, uses, false, false, param};
   };
   rules(Ability::kChop, 0, 0, 3);
   rules(Ability::kBattleAxe, 1, 0, 0);
@@ -47,6 +57,21 @@ inline GameSpec standard_spec(bool symmetric = false) {
   rules(Ability::kGrapple, 1, 1, 0);
   rules(Ability::kDragonPounce, 1, 1, 0);
   rules(Ability::kPlant, 0, 0, 3);
+  rules(Ability::kWolfForm, 1, 0, 0);
+  rules(Ability::kSprint, 2, 1, 0);
+  rules(Ability::kPointOfOrder, 0, 0, 0, 3);
+  rules(Ability::kCommand, 2, 1, 0);
+  rules(Ability::kSentry, 1, 1, 0, 2);
+  rules(Ability::kSlither, 1, 1, 0);
+  rules(Ability::kPetrifyingGaze, 0, 0, 0, 2);
+  rules(Ability::kRetriever, 0, 1, 0);
+  rules(Ability::kBite, 1, 0, 0);
+  rules(Ability::kHorns, 1, 0, 0, 0);
+  rules(Ability::kMasterOfTheLabyrinth, 1, 0, 0);
+  rules(Ability::kCharge, 1, 1, 0);
+  rules(Ability::kAlluringGaze, 1, 1, 0);
+  rules(Ability::kVentriloquism, 1, 0, 0);
+  rules(Ability::kArcher, 2, 0, 0);
   return spec;
 }
 

@@ -168,13 +168,10 @@ def _make(**params):
         board = name
     table = params["characters"] if params["characters"] is not None else data("characters")
     sides = params["sides"].split("/")
-    teams = _teams_argument(params["teams"], table)
-    try:
-        return _core.ImperialHarvestGame(board=board, boards=boards, tiles=data("tiles"), characters=table,
-                                         teams=teams, sides=sides if len(sides) == 2 else sides * 2,
-                                         setup=params["setup"], parameters=dict(params))
-    except TypeError:  # TEMPORARY while the part-2 engine is merged: a part-1 build
-        return _core.ImperialHarvestGame(board=board, boards=boards, tiles=data("tiles"), characters=table)
+    return _core.ImperialHarvestGame(board=board, boards=boards, tiles=data("tiles"), characters=table,
+                                     teams=_teams_argument(params["teams"], table),
+                                     sides=sides if len(sides) == 2 else sides * 2, setup=params["setup"],
+                                     parameters=dict(params))
 
 
 register(GameSpec(
