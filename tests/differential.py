@@ -91,9 +91,11 @@ def _choose(engine_state, legal: list[int], rng: random.Random) -> int:
 
 def play_side_by_side(engine_game, reference_game, seed: int, *, engine_state=None,
                       reference_state=None, rng: random.Random | None = None,
-                      max_actions: int | None = None, verbose: bool = False) -> int:
+                      max_actions: int | None = None, verbose: bool = False, chooser=None) -> int:
     """Plays one random game on both sides (from the given states, or from
-    new_initial_state(seed=seed)); returns the number of actions played. Raises Mismatch."""
+    new_initial_state(seed=seed)); returns the number of actions played. Raises Mismatch.
+    `chooser(engine_state, legal, rng) -> action` replaces the uniform choice at decision nodes
+    (a biased policy reaches rare rules more often)."""
     start = None
     if engine_state is None:
         engine_state = engine_game.new_initial_state(seed=seed)
@@ -135,7 +137,8 @@ def play_side_by_side(engine_game, reference_game, seed: int, *, engine_state=No
                     fail(f"chance outcomes:\n    engine    {outcomes}\n    reference {ref_outcomes}")
             if terminal or (max_actions is not None and len(actions) >= max_actions):
                 break
-            action = _choose(e, legal, rng)
+            action = (chooser(e, legal, rng) if chooser is not None and not e.is_chance_node()
+                      else _choose(e, legal, rng))
             if not e.is_chance_node():
                 name, ref_name = e.action_to_string(action), r.action_to_string(action)
                 if name != ref_name:

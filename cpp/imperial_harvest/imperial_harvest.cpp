@@ -1235,6 +1235,8 @@ void Game::apply_act(State& s, const Decoded& d) const {
   const int tm = team(s, t);
   const bool puppet = s.phase == kPhasePuppet;
   const Ability ab = ability_of(d.kind);
+  // Measured before the ability is marked used (charge_steps checks the once-per-activation flag).
+  const int charge_length = d.kind == Kind::kCharge ? charge_steps(s, t) : 0;
   if (ab != Ability::kCount && rules(s, ab).per_activation == 1) s.activation.used |= ability_bit(ab);
   // An attack by the actor on u; Poison Blood strikes back at an adjacent attacker (40).
   auto attack = [&](int u) {
@@ -1361,9 +1363,8 @@ void Game::apply_act(State& s, const Decoded& d) const {
       break;
     }
     case Kind::kCharge: {
-      const int n = charge_steps(s, t);
       pay(s, cost(s, ab));
-      for (int i = 0; i < n; ++i) step(t, s.facing[t]);
+      for (int i = 0; i < charge_length; ++i) step(t, s.facing[t]);
       s.activation.charged = 1;
       break;
     }

@@ -103,7 +103,7 @@ inline constexpr uint64_t kActiveAbilities =
     ability_bit(Ability::kCommand) | ability_bit(Ability::kSentry) | ability_bit(Ability::kSlither) |
     ability_bit(Ability::kBite) | ability_bit(Ability::kHorns) | ability_bit(Ability::kMasterOfTheLabyrinth) |
     ability_bit(Ability::kCharge) | ability_bit(Ability::kAlluringGaze) | ability_bit(Ability::kVentriloquism) |
-    ability_bit(Ability::kArcanePuppetry);
+    ability_bit(Ability::kArcanePuppetry) | ability_bit(Ability::kArcher);
 // What Changeling cannot borrow (51) and what a puppet cannot use (D31).
 inline constexpr uint64_t kNotBorrowable = ability_bit(Ability::kChangeling) | ability_bit(Ability::kArcanePuppetry);
 inline constexpr uint64_t kNotPuppetable = kNotBorrowable | ability_bit(Ability::kSprint);
