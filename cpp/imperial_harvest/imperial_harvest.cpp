@@ -1234,6 +1234,7 @@ void Game::apply_act(State& s, const Decoded& d) const {
   const int tm = team(s, t);
   const bool puppet = s.phase == kPhasePuppet;
   const Ability ab = ability_of(d.kind);
+  const int charge_n = d.kind == Kind::kCharge ? charge_steps(s, t) : 0;  // before the flag is set
   if (ab != Ability::kCount && rules(s, ab).per_activation == 1) s.activation.used |= ability_bit(ab);
   // An attack by the actor on u; Poison Blood strikes back at an adjacent attacker (40).
   auto attack = [&](int u) {
@@ -1360,9 +1361,8 @@ void Game::apply_act(State& s, const Decoded& d) const {
       break;
     }
     case Kind::kCharge: {
-      const int n = charge_steps(s, t);
       pay(s, cost(s, ab));
-      for (int i = 0; i < n; ++i) step(t, s.facing[t]);
+      for (int i = 0; i < charge_n; ++i) step(t, s.facing[t]);
       s.activation.charged = 1;
       break;
     }
