@@ -1,5 +1,6 @@
-// Imperial Harvest (2 players), as docs/rules/imperial-harvest.md states it — part 1: board, turns,
-// hydras, scoring and the first-game teams (point numbers below refer to that document).
+// Imperial Harvest (2 players), as docs/rules/imperial-harvest.md (part 1: board, turns, hydras,
+// scoring, first-game teams) and imperial-harvest-part2.md (all 14 cards, sides, drafting,
+// interactive setup) state it; point numbers below refer to those documents.
 //
 // Rules implemented (board geometry in board.h):
 //  - 7 rounds; each round the Imperial Servants (player 0) take a player turn, then the Northern
@@ -48,12 +49,33 @@
 //    moat ring (bridges are not ground); "VP" is `vp(team)`.
 //  (The reference, python/meeple/reference/imperial_harvest.py R1–R12, reads the documents alike.)
 //
-// Layout: the state is a plain struct (see `State`): hedges as two 128-bit edge sets, strawberries
-// as a 128-bit cell set, 8 token slots (6 characters; 6..7 reserved) as byte arrays, and the turn /
-// activation / respawn-queue fields of the document's state dict. Character numbers and ability
-// costs are data (characters.json) held by the Game; each ability with an action has one legality
-// function and one effect function (`imperial_harvest.cpp`, section "Abilities"), dispatched by
-// the `Ability` enum — adding a character is adding its abilities there.
+// Part 2 (docs/rules/imperial-harvest-part2.md, its "Precisions" section binds):
+//  - Teams per state: `card[6]` holds a card index (characters.json order) per slot, so teams can
+//    be drafted in the game (`teams="draft"`, phase draft, 64); custom / first-game teams are fixed
+//    per Game. Card sides are per team (`sides`): an "advanced" object overrides a card's or an
+//    ability's numbers. Sentries are tokens 6, 7 of the Regent's team.
+//  - Interactive setup (65): phases bridges (I,R,R,I), camps (I,R,R,I), then hydras and
+//    strawberries automatically, then placement (I0,R0,I1,R1,I2,R2); bridges, camps and hydras
+//    therefore live in the state (a bridge bitset, camp corner bytes).
+//  - The 8 new cards (40–63): Poison Blood, Slither, Petrifying Gaze; Retriever, Territorial,
+//    Bite; Horns, Master of the Labyrinth (tile flip with transforms 0..7, hedges of the slot's
+//    edges rebuilt from all faces), Charge; Alluring Gaze, Aura of Tranquility, Changeling
+//    (borrowed abilities use their own ids); Agility, Ventriloquism, Arcane Puppetry (phase
+//    puppet); Camouflage, Archer, Silent Sentinel; Point of Order (regent_vp), Command, Sentry;
+//    Feral, Wolf Form, Sprint (free moves).
+//  - After every action: the effect (with Poison Blood on an adjacent attacker), Petrifying Gaze,
+//    then passive attacks in passes (hydras, Feral, sentries; Poison Blood kills a hydra that
+//    defeats the Basilisk), then the Bard check. All defeats of one action queue in token order.
+//  - Choices where the documents are open are listed in the part-2 report (see docs) and marked
+//    in the code where they are made.
+//
+// Layout: the state is a plain struct (see `State`, 192 bytes): hedges, strawberries and bridges
+// as 128-bit sets, 8 token slots as byte arrays, the card per slot, tile face + transform per slot,
+// camp corners, and the turn / activation / respawn-queue fields of the document's state dict.
+// Card numbers and ability costs are data (characters.json) held by the Game per team side; card
+// abilities are one 64-bit mask per card index. Each ability action has one legality function
+// `<name>_ok(state, actor, ...)` used by both is_legal and the generator; the actor is the active
+// character, the Nymph borrowing, or the puppet.
 #pragma once
 
 #include <array>

@@ -190,6 +190,46 @@ void check_imperial_harvest() {
       }
     }
   }
+  // Part 2: drafted teams with interactive setup, and custom teams with every new character.
+  for (int variant = 0; variant < 3; ++variant) {
+    ih::GameSpec spec = ih::test_data::standard_spec();
+    const char* label = "imperial_harvest draft+interactive";
+    if (variant == 0) {
+      spec.team_mode = ih::Teams::kDraft;
+      spec.setup = ih::Setup::kInteractive;
+    } else if (variant == 1) {
+      spec.team_mode = ih::Teams::kCustom;
+      spec.team_ids = {{{"regent", "hound", "nymph"}, {"basilisk", "minotaur", "puppeteer"}}};
+      label = "imperial_harvest regent,hound,nymph/basilisk,minotaur,puppeteer";
+    } else {
+      spec.team_mode = ih::Teams::kCustom;
+      spec.setup = ih::Setup::kInteractive;
+      spec.advanced = {1, 0};
+      spec.team_ids = {{{"ranger", "skin_changer", "puppeteer"}, {"regent", "sorceress", "monk"}}};
+      label = "imperial_harvest ranger,skin_changer,puppeteer/regent,sorceress,monk interactive";
+    }
+    const ih::Game game(spec);
+    auto consistent = [&](const ih::State& s) {
+      const std::string problem = game.check_consistency(s);
+      if (!problem.empty()) std::fprintf(stderr, "%s\n%s", problem.c_str(), game.to_string(s).c_str());
+      return problem.empty();
+    };
+    check_random_games(game, 300, 7 + variant, consistent, label);
+    for (int i = 0; i < 5; ++i) {
+      meeple::Rng rng(meeple::derive_seed(23, static_cast<uint64_t>(i + 10 * variant)));
+      ih::State s = game.initial_state(0);
+      while (!game.is_terminal(s)) {
+        ih::Game::Actions actions;
+        game.legal_actions(s, actions);
+        CHECK(std::is_sorted(actions.begin(), actions.end()));
+        for (meeple::Action a : actions) CHECK(game.string_to_action(s, game.action_to_string(s, a)) == a);
+        CHECK(!game.to_string(s).empty());
+        game.apply_action(s, meeple::sample_action(game, s, rng));
+      }
+    }
+    std::printf("ok   %s perft(4) = %llu\n", label,
+                static_cast<unsigned long long>(meeple::perft(game, game.initial_state(0), 4)));
+  }
   const ih::Game game(ih::test_data::standard_spec());
   std::printf("ok   imperial_harvest sizeof(State) = %zu, perft(5) = %llu\n", sizeof(ih::State),
               static_cast<unsigned long long>(meeple::perft(game, game.initial_state(0), 5)));
