@@ -194,16 +194,12 @@ Game::Game(const GameSpec& spec)
       }
   }
   strawberry_total_ = std::max(14, board_.initial_strawberry_count());
-  // Bound (see docs, D17): the documented 3000, unless a card table makes longer games possible:
-  // per activation at most (AP + bonus + Bards) × 2 AP-costing actions (free moves: Sprint gives
-  // 3 moves for 2 AP, Retriever 1), plus the 0-AP ones, and the setup actions.
+  // Bound (D17, D38): 3000 for cards of up to 4 AP with the strawberry bonus (the shipped ones); a
+  // user's table with more AP scales it, since every activation's length grows with its AP.
   int ap_max = 0;
   for (int team = 0; team < kTeams; ++team)
     for (int k = 0; k < kCards; ++k) ap_max = std::max(ap_max, cards_[team][k].ap + cards_[team][k].bonus);
-  const int per_activation = 2 * (ap_max + 2) + 12;
-  const int actions = 2 * kRounds * (1 + 2 * per_activation) + 2 * strawberry_total_ + kMaxPlantedHedges +
-                      kMaxChoppedHedges + 20;
-  max_game_length_ = std::max(3000, actions * (1 + kCharacters));
+  max_game_length_ = 3000 * std::max(1, (ap_max + 3) / 4);
 }
 
 void Game::place_fixed(State& s) const {

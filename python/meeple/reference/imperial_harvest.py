@@ -707,8 +707,10 @@ class ImperialHarvestGame:
         return (2131,)
 
     def max_game_length(self):
-        """R22: 3000, as part 1 (D17)."""
-        return MAX_GAME_LENGTH
+        """D38: 3000 (D17) for cards of at most 4 AP including the strawberry bonus; 3000 per started
+        4 AP beyond that (a user's card table)."""
+        ap_max = max(c.ap + c.bonus_ap for team in self.cards for c in team.values())
+        return MAX_GAME_LENGTH * max(1, (ap_max + 3) // 4)
 
     def new_initial_state(self, seed=None):
         """The start: the draft, the interactive setup, or point 5's fixed setup (deterministic;
