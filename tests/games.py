@@ -121,6 +121,13 @@ IMPERIAL_HARVEST = GameEntry(
     variants=(
         Variant("default", {}, perft=(3, 12, 86, 618, 5462)),
         Variant("symmetric", {"board": "symmetric"}, perft=(3, 12, 86, 618, 5462)),
+        # Part 2 (tests/test_imperial_harvest_part2_differential.py compares these rules against the
+        # reference over 2,000 games whose parameters vary per seed, so no fixed-variant differential).
+        Variant("draft-interactive-random", {"teams": "draft", "setup": "interactive", "board": "random",
+                                             "board_seed": 7, "sides": "basic/advanced"},
+                perft=(14, 182, 1968, 19512, 154752), differential=False),
+        Variant("custom-teams", {"teams": "regent,basilisk,ranger/skin_changer,puppeteer,nymph"},
+                perft=(3, 12, 80, 520, 3060), differential=False),
     ),
     zero_sum=True,
     returns_bounds=(-1.0, 1.0),
