@@ -36,6 +36,24 @@ def _data(name: str) -> dict:
     return data(name)
 
 
+class _SplitMix64:
+    """The engine's generator (cpp/common/core.h `Rng`), so that Python and C++ draw the same random
+    boards: SplitMix64, and uniform(n) = ((next() >> 32) * n) >> 32."""
+
+    def __init__(self, seed: int):
+        self.state = seed & 0xFFFFFFFFFFFFFFFF
+
+    def next(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        return z ^ (z >> 31)
+
+    def uniform(self, n: int) -> int:
+        return ((self.next() >> 32) * n) >> 32
+
+
 def in_moat_ring(x: int, y: int) -> bool:
     return ((x in (2, 7)) and 2 <= y <= 7) or ((y in (2, 7)) and 2 <= x <= 7)
 
@@ -138,38 +156,43 @@ class Board:
 
     @classmethod
     def random(cls, seed: int) -> Board:
-        """A random board, the same for the same seed: the 8 rectangular and 4 square tiles shuffled
-        over their slots, each with a random face and a random legal rotation; one random legal
-        bridge per moat tile; camps, insignia, start spaces, hydras and strawberries as 'standard'.
-        Drawn again (same generator) until validate() passes."""
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"seed must be an int, got {seed!r}")
+        """A random board, the same for the same seed, and the same as the C++ engine draws for
+        ``new_initial_state(seed=seed)`` with ``board="random"`` (docs/rules/imperial-harvest.md,
+        D37): the 8 rectangular and 4 square tiles shuffled over their slots, each with a random face
+        and a random legal rotation; one random legal bridge per moat tile; camps, insignia, start
+        spaces, hydras and strawberries as 'standard'. Drawn again (same generator) until every
+        garden cell can be reached from both character camps."""
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
         tiles_data = _data("tiles")
         layout = tiles_data["board"]
         physical = sorted({f[:-1] for f in tiles_data["faces"]})
         rect = [t for t in physical if tiles_data["faces"][t + "a"]["size"] != [2, 2]]
         square = [t for t in physical if tiles_data["faces"][t + "a"]["size"] == [2, 2]]
         std = _data("boards")["boards"]["standard"]
-        rng = _random.Random(seed)
+        rng = _SplitMix64(seed)
         last_error = None
         for _ in range(_MAX_RANDOM_TRIES):
             tiles = {}
             for group, pool in (("rect_slots", rect), ("square_slots", square)):
-                slots = list(layout[group])
                 order = list(pool)
-                rng.shuffle(order)
-                for slot, tile in zip(slots, order):
-                    tiles[slot] = [tile + rng.choice("ab"), rng.choice(layout[group][slot]["rotations"])]
+                for i in range(len(order) - 1, 0, -1):  # Fisher-Yates
+                    j = rng.uniform(i + 1)
+                    order[i], order[j] = order[j], order[i]
+                for slot, tile in zip(layout[group], order):
+                    face = tile + "ab"[rng.uniform(2)]
+                    rotations = layout[group][slot]["rotations"]
+                    tiles[slot] = [face, rotations[rng.uniform(len(rotations))]]
             hedges = set()
             for slot, (face, rot) in tiles.items():
                 spec = layout["rect_slots"].get(slot) or layout["square_slots"][slot]
                 hedges |= face_hedges(tiles_data["faces"][face], rot, tuple(spec["origin"]))
             bridges = []
             for corner, cells in layout["moat_tiles"].items():
-                spots = [tuple(c) for c in cells if _legal_bridge_spot(tuple(c), hedges)]
+                spots = sorted((tuple(c) for c in cells if _legal_bridge_spot(tuple(c), hedges)), key=_cell_key)
                 if not spots:
                     break
-                bridges.append(rng.choice(spots))
+                bridges.append(spots[rng.uniform(len(spots))])
             else:
                 board = cls(f"random-{seed}", tiles=tiles, hedges=sorted(hedges),
                             camps=std["camps"], insignia=std["insignia"], start_spaces=std["start_spaces"],

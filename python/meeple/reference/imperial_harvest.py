@@ -416,33 +416,61 @@ def _legal_bridge_spot(cell, hedges):
     return edge(a, cell) not in hedges and edge(cell, b) not in hedges
 
 
+class SplitMix64:
+    """The generator of random boards (D37), as the engine's `Rng`: SplitMix64 steps, and
+    uniform(n) takes the top 32 bits of a step times n, shifted right by 32."""
+
+    MASK = (1 << 64) - 1
+
+    def __init__(self, seed):
+        self.state = seed & self.MASK
+
+    def next(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) & self.MASK
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & self.MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & self.MASK
+        return z ^ (z >> 31)
+
+    def uniform(self, n):
+        return ((self.next() >> 32) * n) >> 32
+
+
 def random_board_record(seed):
-    """D37: the boards.json record of `Board.random(seed)` (written again here from the document,
-    so that the reference needs no compiled meeple): tiles shuffled over their slots (rectangular /
-    square apart), random face and legal rotation, one random legal bridge per moat tile, the rest
-    copied from "standard"; drawn again from the same generator until the board is valid."""
+    """D37: the boards.json record of the random board of `seed` (written again here from the
+    document, so that the reference needs no compiled meeple). With SplitMix64(seed), up to 1000
+    draws: per slot group (rectangular slots, then square slots, in tiles.json order) the group's
+    physical tiles in name order are shuffled by Fisher-Yates (i from the last index down to 1, swap
+    with uniform(i+1)), then per slot in order: face a/b by uniform(2), rotation by uniform(number of
+    the slot's rotations); then per moat tile (tiles.json order) one bridge among its legal spots in
+    cell-index order by uniform(count) — no legal spot: draw again; every garden cell must be
+    reachable from both character camps, else draw again. The rest is copied from "standard"."""
     tiles = _data("tiles.json")
     layout = tiles["board"]
     physical = sorted({f[:-1] for f in tiles["faces"]})
     rect = [t for t in physical if tiles["faces"][t + "a"]["size"] != [2, 2]]
     square = [t for t in physical if tiles["faces"][t + "a"]["size"] == [2, 2]]
     std = _data("boards.json")["boards"]["standard"]
-    rng = _random.Random(seed)
+    rng = SplitMix64(seed)
     for _ in range(1000):
         chosen = {}
         for group, pool in (("rect_slots", rect), ("square_slots", square)):
             order = list(pool)
-            rng.shuffle(order)
+            for i in range(len(order) - 1, 0, -1):
+                j = rng.uniform(i + 1)
+                order[i], order[j] = order[j], order[i]
             for slot, tile in zip(list(layout[group]), order):
-                chosen[slot] = [tile + rng.choice("ab"), rng.choice(layout[group][slot]["rotations"])]
+                face = tile + ("a", "b")[rng.uniform(2)]
+                rotations = layout[group][slot]["rotations"]
+                chosen[slot] = [face, rotations[rng.uniform(len(rotations))]]
         hedges = hedges_from_tiles(chosen)
         bridges = []
         for corner, cells in layout["moat_tiles"].items():
-            spots = [tuple(c) for c in cells
-                     if not is_elbow(*c) and _legal_bridge_spot(cell_of(*c), hedges)]
+            spots = sorted(cell_of(*c) for c in cells
+                           if not is_elbow(*c) and _legal_bridge_spot(cell_of(*c), hedges))
             if not spots:
                 break
-            bridges.append(rng.choice(spots))
+            bridges.append(xy(spots[rng.uniform(len(spots))]))
         else:
             bridge_cells = {cell_of(*c) for c in bridges}
             camp_cells = set()
@@ -460,7 +488,7 @@ def random_board_record(seed):
                         "hedges": sorted([list(xy(a)), list(xy(b))] for a, b in hedges),
                         "camps": dict(std["camps"]), "insignia": dict(std["insignia"]),
                         "start_spaces": dict(std["start_spaces"]),
-                        "bridges": [list(c) for c in sorted(bridges)],
+                        "bridges": [list(c) for c in sorted(bridges, key=lambda c: (c[1], c[0]))],
                         "hydras": [list(c) for c in std["hydras"]],
                         "strawberries": [list(c) for c in std["strawberries"]]}
     raise ValueError(f"no valid random board for seed {seed}")
