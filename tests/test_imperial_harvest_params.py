@@ -1,4 +1,4 @@
-"""Imperial Harvest part 2 parameters at the Python boundary (docs/rules/imperial-harvest-part2.md,
+"""Imperial Harvest part 2 parameters at the Python boundary (docs/rules/imperial-harvest.md,
 "Parameters and construction"): board="random" with board_seed, sides per team, teams as a mode or a
 custom string, setup, and a user character table (dict or JSON path). Bad values raise ValueError
 naming the problem and the choices before anything reaches C++; games rebuild from parameters()."""
@@ -79,7 +79,7 @@ def test_character_table_problems_are_named(tmp_path):
 @needs_engine
 def test_parameters_report_every_public_parameter():
     game = meeple.load("imperial_harvest", teams=CUSTOM.upper(), sides="basic/advanced")
-    assert game.parameters() == {"board": "standard", "board_seed": 0, "sides": "basic/advanced",
+    assert game.parameters() == {"board": "standard", "board_seed": None, "sides": "basic/advanced",
                                  "teams": CUSTOM, "setup": "fixed", "characters": None}
     assert meeple.load("imperial_harvest", sides="advanced/advanced").parameters()["sides"] == "advanced"
 
@@ -106,6 +106,31 @@ def test_random_board_comes_from_board_seed():
     expected = Board.random(11).to_dict()["hedges"]
     assert sorted(map(list, map(lambda e: [list(e[0]), list(e[1])], expected))) == hedges
     assert a.new_initial_state().to_dict()["tiles"] == {k: list(v) for k, v in Board.random(11).to_dict()["tiles"].items()}
+
+
+@needs_engine
+def test_random_board_per_game_from_the_game_seed():
+    """D37: board="random" without board_seed: every new_initial_state(seed) has its own board, the
+    one Board.random(seed) draws, in the engine (C++) and the reference alike; VectorGame resets get
+    new boards."""
+    import meeple.reference
+
+    game = meeple.load("imperial_harvest", board="random")
+    reference = meeple.reference.load("imperial_harvest", board="random")
+    assert game.parameters()["board_seed"] is None
+    boards = set()
+    for seed in (0, 1, 2, 99, 2**40 + 7):
+        d = game.new_initial_state(seed=seed).to_dict()
+        assert d == reference.new_initial_state(seed=seed).to_dict()
+        expected = Board.random(seed).to_dict()
+        assert d["tiles"] == {slot: list(v) for slot, v in expected["tiles"].items()}
+        assert d["hedges"] == sorted(expected["hedges"])
+        assert sorted(d["bridges"]) == sorted(expected["bridges"])
+        boards.add(str(d["tiles"]))
+    assert len(boards) == 5
+    assert game.new_initial_state(seed=3) == game.new_initial_state(seed=3)
+    vector = meeple.VectorGame(game, 4, seed=5)
+    assert len({str(vector.state(i).to_dict()["tiles"]) for i in range(4)}) == 4
 
 
 @needs_engine

@@ -1,6 +1,6 @@
 """Imperial Harvest part 2: the C++ engine against the pure-Python reference over seeded random games
-in which everything varies per game: drafted or custom teams, random boards (`board_seed` = the
-game's seed), fixed or interactive setup, card sides per team, and the shipped or a user character
+in which everything varies per game: drafted or custom teams, random boards (drawn from the game's
+seed by each implementation, or fixed by `board_seed`), fixed or interactive setup, card sides per team, and the shipped or a user character
 table (with "advanced" numbers that differ from the basic ones). Both implementations are compared at
 every ply (tests/differential.py: legal actions, observation, to_dict, action strings, returns).
 
@@ -73,8 +73,8 @@ def game_parameters(seed: int) -> dict:
         params["teams"] = _random_teams(r)
     if r.random() < 0.25:
         params["characters"] = copy.deepcopy(USER_TABLE)
-    if params["board"] != "random":
-        del params["board_seed"]
+    if params["board"] != "random" or r.random() < 0.5:
+        del params["board_seed"]  # with board="random": a board per game, drawn from its seed
     return params
 
 
@@ -198,7 +198,10 @@ def test_parameters_cover_every_option():
         seen[p["setup"]] += 1
         seen["custom teams" if p["teams"] != "draft" else "draft"] += 1
         seen["user table" if "characters" in p else "shipped table"] += 1
-    for option in ("random", "standard", "symmetric", "basic", "advanced", "basic/advanced",
+    for seed in range(200):
+        p = game_parameters(seed)
+        seen["per-game board" if p["board"] == "random" and "board_seed" not in p else "-"] += 1
+    for option in ("per-game board", "random", "standard", "symmetric", "basic", "advanced", "basic/advanced",
                    "advanced/basic", "fixed", "interactive", "custom teams", "draft", "user table",
                    "shipped table"):
         assert seen[option] > 0, option

@@ -289,7 +289,7 @@ PLANE = {name: i * 100 for i, name in enumerate(
     ["ground", "water", "bridge", "own_char_camp", "own_berry_camp", "enemy_char_camp",
      "enemy_berry_camp", "hedge_e", "hedge_s", "strawberry", "hydra",
      "own0", "own1", "own2", "enemy0", "enemy1", "enemy2", "own_sentries", "enemy_sentries"])}
-# Part 2 layout (docs/rules/imperial-harvest-part2.md "Observation"): 28 values per character.
+# Part 2 layout (docs/rules/imperial-harvest.md "Observation"): 28 values per character.
 CHAR_BASE = 1900
 CHAR_STRIDE = 28
 GAME_BASE = 2068

@@ -266,6 +266,8 @@ void read_board(const std::string& name, const py::handle& boards, const py::han
         p.y = data_int(origin[1], sw);
         p.width = data_int(size[0], sw);
         p.height = data_int(size[1], sw);
+        for (const py::handle r : data_list(data_get(item.second, "rotations", sw), sw + ".rotations"))
+          p.rotations.push_back(data_int(r, sw + ".rotations"));
         py::dict placed = py::reinterpret_borrow<py::dict>(tile_map);
         if (!placed.contains(p.slot.c_str())) bad_data(w + ".tiles", "no tile for slot " + p.slot);
         py::list choice = data_list(placed[p.slot.c_str()], w + ".tiles." + p.slot, 2);
@@ -631,6 +633,13 @@ struct ImperialHarvestTraits {
         if (f < 0) bad_field(field + "[0]", "unknown face '" + face + "'");
         s.tile_face[i] = static_cast<uint8_t>(f);
         s.tile_transform[i] = static_cast<uint8_t>(read_int(entry[1], field + "[1]", 0, 7));
+        ih::Bits128 east, south;
+        if (!board.tile_hedges(i, f, s.tile_transform[i], east, south))
+          bad_field(field, "face " + face + " with transform " + std::to_string(s.tile_transform[i]) +
+                               " does not fit slot " + slot);
+        for (int j = 0; j < i; ++j)  // each physical tile once (faces a and b are one tile)
+          if (s.tile_face[j] == f || s.tile_face[j] == board.other_face(f))
+            bad_field(field, "tile " + face.substr(0, face.size() - 1) + " lies in two slots");
       }
     }
     py::list regent_vp = read_list(d["regent_vp"], "regent_vp", 2);
@@ -704,11 +713,12 @@ void bind_imperial_harvest(py::module_& m) {
   game_class
       .def(py::init([](const std::string& board, const py::dict& boards, const py::dict& tiles,
                        const py::dict& characters, const py::object& teams, const py::object& sides,
-                       const std::string& setup, const py::object& parameters) {
+                       const std::string& setup, const py::object& parameters, bool random_boards) {
              ih::GameSpec spec;
              read_board(board, boards, tiles, spec.board);
              read_characters(characters, spec);
              read_options(teams, sides, setup, spec);
+             spec.random_boards = random_boards;
              if (!parameters.is_none()) {
                if (!py::isinstance<py::dict>(parameters)) throw py::type_error("parameters must be a dict or None");
                spec.parameters_json = py::module_::import("json").attr("dumps")(parameters).cast<std::string>();
@@ -722,10 +732,12 @@ void bind_imperial_harvest(py::module_& m) {
            py::arg("board"), py::arg("boards"), py::arg("tiles"), py::arg("characters"),
            py::arg("teams") = "first_game", py::arg("sides") = py::make_tuple("basic", "basic"),
            py::arg("setup") = "fixed", py::arg("parameters") = py::none(),
+           py::arg("random_boards") = false,
            "The game on board `board` of `boards` (boards.json), with tiles.json and characters.json "
            "as parsed JSON; teams 'first_game' | 'draft' | [[3 ids], [3 ids]], sides [imperial, raiders] "
            "of 'basic' | 'advanced', setup 'fixed' | 'interactive'; `parameters`: the public parameters, "
-           "reported back by parameters(). meeple.load('imperial_harvest', ...) reads the shipped files.")
+           "reported back by parameters(); `random_boards`: every new_initial_state(seed) draws its own "
+           "board from the seed (D37), `board` giving camps, hydras and strawberries. meeple.load('imperial_harvest', ...) reads the shipped files.")
       .def("board_hedges",
            [](const ih::Game& g) {
              return ImperialHarvestTraits::hedge_list(g.board().initial_east_hedges(), g.board().initial_south_hedges());

@@ -66,6 +66,7 @@ Board::Board(const BoardSpec& spec) : name_(spec.name), tiles_(spec.tiles) {
   } else {
     for (const TileFace& f : spec.faces) {
       face_names_.push_back(f.name);
+      face_square_.push_back(f.width == f.height ? 1 : 0);
       for (const TileHedge& hedge : f.hedges)
         if (hedge.x < 0 || hedge.x >= f.width || hedge.y < 0 || hedge.y >= f.height || hedge.side < 0 || hedge.side > 3)
           fail(name_, "face " + f.name + ": hedge outside the tile");
@@ -140,6 +141,7 @@ Board::Board(const BoardSpec& spec) : name_(spec.name), tiles_(spec.tiles) {
       east_ |= fit.east;
       south_ |= fit.south;
     }
+    prepare_random_pools();
   }
 
   // Steps without hedges (point 9).

@@ -100,6 +100,7 @@ struct TilePlacement {
   int x = 0, y = 0;
   int width = 0, height = 0;  // slot size (the transformed face must have it)
   int rotation = 0;           // transform 0..7 (boards.json gives 0..3)
+  std::vector<int> rotations;  // the slot's legal rotations (tiles.json), for random boards
 };
 
 // Everything a board is made of, as plain data. Teams: 0 = Imperial Servants, 1 = Northern Raiders.
@@ -126,6 +127,12 @@ inline constexpr const char* kCampKindNames[kCampKinds] = {"imperial_character",
                                                            "raiders_character", "raiders_strawberry"};
 inline constexpr int kBridgeSpots = 16;  // the non-elbow moat cells
 inline constexpr int kMaxSlots = 12;
+
+// A random board's tiles, hedges and bridges (D37; `Board::draw_random`).
+struct RandomDraw {
+  std::array<uint8_t, kMaxSlots> face{}, transform{};
+  Bits128 east, south, bridges;
+};
 
 class Board {
  public:
@@ -200,6 +207,12 @@ class Board {
   const std::vector<TilePlacement>& tiles() const { return tiles_; }
   bool has_tiles() const { return !tiles_.empty(); }
 
+  // D37: the random board of `seed`, exactly as Python's `Board.random(seed)` draws it (SplitMix64;
+  // the physical tiles of each shape shuffled over its slots, random faces and legal rotations, one
+  // random legal bridge per moat tile, redrawn until every garden cell is reachable from both
+  // character camps). Throws std::runtime_error if 1000 draws fail (never seen with the real tiles).
+  RandomDraw draw_random(uint64_t seed) const;
+
   // The hedges of this board as cell pairs (lower index first), sorted.
   std::vector<std::pair<int, int>> hedge_list() const;
 
@@ -237,6 +250,11 @@ class Board {
   Bits128 marked_;
   std::vector<std::string> face_names_;
   std::vector<int> other_face_, initial_face_;
+  std::vector<uint8_t> face_square_;  // per face: 2×2
+  std::vector<uint8_t> random_pool_[2];  // D37: face-a index of each tile, rectangular / square
+  bool random_ok_ = false;
+  std::string random_problem_;
+  void prepare_random_pools();
   // [slot][face][transform]: fits, east, south
   struct TileFit {
     bool fits = false;

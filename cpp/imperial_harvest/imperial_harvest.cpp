@@ -1,4 +1,4 @@
-// Imperial Harvest rules (docs/rules/imperial-harvest.md and imperial-harvest-part2.md; overview in
+// Imperial Harvest rules (docs/rules/imperial-harvest.md, points 1–66 and D1–D52; overview in
 // imperial_harvest.h). Text (action names, the drawn board) and the consistency check are in
 // imperial_harvest_text.cpp.
 #include "imperial_harvest.h"
@@ -113,7 +113,13 @@ Decoded Game::decode(Action a) { return kDecode[a]; }
 // =============================================================================== setup
 
 Game::Game(const GameSpec& spec)
-    : board_(spec.board), parameters_json_(spec.parameters_json), team_mode_(spec.team_mode), setup_(spec.setup) {
+    : board_(spec.board),
+      parameters_json_(spec.parameters_json),
+      random_boards_(spec.random_boards),
+      team_mode_(spec.team_mode),
+      setup_(spec.setup) {
+  if (random_boards_ && !board_.has_tiles())
+    throw std::invalid_argument("random boards need a board with tiles (its camps, hydras and strawberries)");
   auto fail = [](const std::string& m) { throw std::invalid_argument(m); };
   abilities_[0] = spec.abilities;
   abilities_[1] = spec.has_advanced_abilities ? spec.advanced_abilities : spec.abilities;
@@ -220,7 +226,7 @@ void Game::start_game(State& s) const {
   s.setup_step = 0;
 }
 
-State Game::initial_state(uint64_t) const {
+State Game::initial_state(uint64_t seed) const {
   State s;
   s.hedge_east = board_.initial_east_hedges();
   s.hedge_south = board_.initial_south_hedges();
@@ -237,9 +243,20 @@ State Game::initial_state(uint64_t) const {
     s.tile_face[i] = static_cast<uint8_t>(board_.initial_face(i));
     s.tile_transform[i] = static_cast<uint8_t>(board_.tiles()[i].rotation);
   }
+  Bits128 bridges = board_.bridge_cells();
+  if (random_boards_) {  // D37: this game's own board, drawn from its seed
+    const RandomDraw draw = board_.draw_random(seed);
+    for (int i = 0; i < board_.slot_count(); ++i) {
+      s.tile_face[i] = draw.face[i];
+      s.tile_transform[i] = draw.transform[i];
+    }
+    s.hedge_east = draw.east;
+    s.hedge_south = draw.south;
+    bridges = draw.bridges;
+  }
   if (setup_ == Setup::kFixed) {
     s.strawberries = board_.initial_strawberries();
-    s.bridges = board_.bridge_cells();
+    s.bridges = bridges;
     s.camp = board_.initial_camps();
     s.hydra = {static_cast<uint8_t>(board_.initial_hydras()[0]), static_cast<uint8_t>(board_.initial_hydras()[1])};
   }
@@ -726,7 +743,7 @@ void Game::bard_check(State& s) const {
 // on the active character, and the respawn queue takes the turn while it is not empty.
 void Game::settle(State& s, int queued_before) const {
   if (s.phase >= kPhaseDraft) return;  // setup: nothing on the board strikes yet
-  resolve_passives(s);
+  if (s.player != kTerminalPlayer) resolve_passives(s);  // D49: nothing strikes once the game is over
   // The characters one action defeats queue together in token order (D9).
   std::sort(s.queue.begin() + queued_before, s.queue.begin() + s.queue_count);
   if (s.active != kNone) {

@@ -1,6 +1,6 @@
-// Imperial Harvest (2 players), as docs/rules/imperial-harvest.md (part 1: board, turns, hydras,
-// scoring, first-game teams) and imperial-harvest-part2.md (all 14 cards, sides, drafting,
-// interactive setup) state it; point numbers below refer to those documents.
+// Imperial Harvest (2 players), as docs/rules/imperial-harvest.md states it (points 1–33: board,
+// turns, hydras, scoring, first-game teams; points 34–66: all 14 cards, sides, drafting,
+// interactive setup, random boards); point and decision numbers below refer to it.
 //
 // Rules implemented (board geometry in board.h):
 //  - 7 rounds; each round the Imperial Servants (player 0) take a player turn, then the Northern
@@ -49,7 +49,7 @@
 //    moat ring (bridges are not ground); "VP" is `vp(team)`.
 //  (The reference, python/meeple/reference/imperial_harvest.py R1–R12, reads the documents alike.)
 //
-// Part 2 (docs/rules/imperial-harvest-part2.md, its "Precisions" section binds):
+// Part 2 (docs/rules/imperial-harvest.md points 34–66, D18–D52):
 //  - Teams per state: `card[6]` holds a card index (characters.json order) per slot, so teams can
 //    be drafted in the game (`teams="draft"`, phase draft, 64); custom / first-game teams are fixed
 //    per Game. Card sides are per team (`sides`): an "advanced" object overrides a card's or an
@@ -175,6 +175,8 @@ struct GameSpec {
   // The public parameters as the Python layer gave them (JSON text), reported back verbatim by
   // parameters() so that a game rebuilds from them; empty: derived from the fields above.
   std::string parameters_json;
+  // D37: each initial state draws its tiles, hedges and bridges from its seed (Board::draw_random).
+  bool random_boards = false;
 };
 
 // A card of this game as the engine uses it (one per team side).
@@ -288,6 +290,7 @@ class Game {
   Teams team_mode() const { return team_mode_; }
   Setup setup_mode() const { return setup_; }
   const std::string& parameters_json() const { return parameters_json_; }
+  bool random_boards() const { return random_boards_; }
   bool advanced(int team) const { return advanced_[team] != 0; }
   const std::array<std::array<int, kTeamSize>, kTeams>& fixed_teams() const { return fixed_teams_; }
   const AbilityRules& rules_for_team(int team, Ability a) const {
@@ -450,6 +453,7 @@ class Game {
 
   Board board_;
   std::string parameters_json_;
+  bool random_boards_ = false;
   std::array<std::array<AbilityRules, kAbilityCount>, 2> abilities_{};  // [side][ability]
   std::array<std::array<CardInfo, kCards>, kTeams> cards_{};             // [team][card] (team's side)
   std::array<uint64_t, 256> card_abilities_{};                           // by card index, 0 else

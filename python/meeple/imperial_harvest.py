@@ -36,6 +36,21 @@ TEAM_MODES = ("first_game", "draft")
 MAX_BOARD_SEED = 2**31 - 1
 
 
+def _check_board_seed(value):
+    """None, or an int 0..2**31-1 (strings from game strings and the CLI are read)."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "null", "")):
+        return None
+    if isinstance(value, str):
+        try:
+            value = int(value.strip())
+        except ValueError:
+            pass
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_BOARD_SEED:
+        raise ValueError(f"bad value {value!r} for parameter 'board_seed' of imperial_harvest; expected None "
+                         f"(a new random board per game) or an int 0..{MAX_BOARD_SEED}")
+    return value
+
+
 def _check_sides(value) -> str:
     """'basic' | 'advanced' | '<imperial>/<raiders>' (the card side is chosen per team)."""
     if not isinstance(value, str):
@@ -109,8 +124,9 @@ def _check_character_table(table: dict) -> None:
 PARAMETERS = (
     Param("board", "standard", "the board: one of boards.json, or 'random' (drawn from board_seed)",
           choices=BOARDS),
-    Param("board_seed", 0, "the seed of Board.random(board_seed); read only with board='random'",
-          low=0, high=MAX_BOARD_SEED),
+    Param("board_seed", None, "with board='random': None draws a new board for every game from its seed "
+          "(new_initial_state(seed=...)); an int fixes the board to Board.random(board_seed)",
+          kind=int, check=_check_board_seed),
     Param("sides", "basic", "card sides: 'basic', 'advanced' or per team '<imperial>/<raiders>'",
           kind=str, check=_check_sides),
     Param("teams", "first_game", "'first_game', 'draft' (picked in the game) or 'a,b,c/d,e,f'",
@@ -160,18 +176,19 @@ def _teams_argument(teams: str, table: dict):
 
 def _make(**params):
     boards = data("boards")
-    board = params["board"]
-    if board == "random":
-        seed = params["board_seed"]
-        name = f"random-{seed}"
-        boards["boards"] = {name: Board.random(seed).to_dict()}
+    board, random_boards = params["board"], False
+    if board == "random" and params["board_seed"] is not None:  # one fixed random board
+        name = f"random-{params['board_seed']}"
+        boards["boards"] = {name: Board.random(params["board_seed"]).to_dict()}
         board = name
+    elif board == "random":  # D37: every game draws its own board from its seed, in C++
+        board, random_boards = "standard", True
     table = params["characters"] if params["characters"] is not None else data("characters")
     sides = params["sides"].split("/")
     return _core.ImperialHarvestGame(board=board, boards=boards, tiles=data("tiles"), characters=table,
                                      teams=_teams_argument(params["teams"], table),
                                      sides=sides if len(sides) == 2 else sides * 2, setup=params["setup"],
-                                     parameters=dict(params))
+                                     parameters=dict(params), random_boards=random_boards)
 
 
 register(GameSpec(

@@ -1,7 +1,6 @@
 """Imperial Harvest, pure-Python reference implementation (parts 1 and 2: all 14 characters).
 
-Written from the rules (docs/rules/imperial-harvest.md points 1-33, D1-D17, and
-docs/rules/imperial-harvest-part2.md points 34-66, D18-D37 and its binding "Precisions"), completing
+Written from the rules (docs/rules/imperial-harvest.md: points 1-66, decisions D1-D52), completing
 ../shared/rules/imperial-harvest.spec.md and the rulebook; never from the C++ engine: it is the
 oracle for differential tests and the pure-Python baseline. Standard library only (no meeple._core).
 
@@ -214,7 +213,7 @@ SIDE_CHOICES = ("basic", "advanced")
 SETUP_CHOICES = ("fixed", "interactive")
 TEAM_MODES = ("first_game", "draft")
 MAX_BOARD_SEED = 2**31 - 1
-DEFAULT_PARAMETERS = {"board": "standard", "board_seed": 0, "sides": "basic",
+DEFAULT_PARAMETERS = {"board": "standard", "board_seed": None, "sides": "basic",
                       "teams": "first_game", "setup": "fixed", "characters": None}
 
 
@@ -652,10 +651,10 @@ class ImperialHarvestGame:
         if not (isinstance(values["board"], str) and values["board"] in BOARD_CHOICES):
             raise ValueError(f"parameter board must be one of {', '.join(map(repr, BOARD_CHOICES))},"
                              f" got {values['board']!r}")
-        seed = _as_int(values["board_seed"])
-        if seed is None or not 0 <= seed <= MAX_BOARD_SEED:
-            raise ValueError(f"parameter board_seed must be an integer in 0..{MAX_BOARD_SEED}, got "
-                             f"{values['board_seed']!r}")
+        seed = None if values["board_seed"] is None else _as_int(values["board_seed"])
+        if values["board_seed"] is not None and (seed is None or not 0 <= seed <= MAX_BOARD_SEED):
+            raise ValueError(f"parameter board_seed must be None or an integer in 0..{MAX_BOARD_SEED}, "
+                             f"got {values['board_seed']!r}")
         values["board_seed"] = seed
         values["sides"], self.sides = _normalise_sides(values["sides"])
         if not (isinstance(values["setup"], str) and values["setup"] in SETUP_CHOICES):
@@ -666,8 +665,11 @@ class ImperialHarvestGame:
         self._params = values
         self.draft = values["teams"] == "draft"
         self.interactive = values["setup"] == "interactive"
-        self.board = _random_board(seed) if values["board"] == "random" else \
-            _named_board(values["board"])
+        # D37: board="random" without board_seed draws a board per game, from new_initial_state's
+        # seed; the standard board gives what random boards copy (camps, hydras, strawberries).
+        self.random_boards = values["board"] == "random" and seed is None
+        self.board = _named_board("standard") if self.random_boards else \
+            _random_board(seed) if values["board"] == "random" else _named_board(values["board"])
         entries = {c["id"]: c for c in self.table["characters"]}
         self.cards = [{ident: Card(entries[ident], self.table, self.sides[team])
                        for ident in CARD_IDS} for team in (IMPERIAL, RAIDERS)]
@@ -741,11 +743,13 @@ class ImperialHarvestGame:
         return MAX_GAME_LENGTH * max(1, (ap_max + 3) // 4)
 
     def new_initial_state(self, seed=None):
-        """The start: the draft, the interactive setup, or point 5's fixed setup (deterministic;
-        the seed is checked and ignored)."""
+        """The start: the draft, the interactive setup, or point 5's fixed setup. The seed only
+        matters with board="random" and no board_seed: it draws the game's board (D37)."""
         if seed is not None and (_as_int(seed) is None or _as_int(seed) < 0):
             raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
         board = self.board
+        if self.random_boards:
+            board = _random_board(0 if seed is None else _as_int(seed))
         s = ImperialHarvestState(self)
         s._hedges = set(board.hedges)
         s._tiles = None if board.tiles is None else {k: list(v) for k, v in board.tiles.items()}
