@@ -189,7 +189,7 @@ def test_unknown_board_parameter():
     with pytest.raises(ValueError):
         meeple.load("imperial_harvest", board="nope")
     assert meeple.load("imperial_harvest(board=symmetric)").parameters() == {
-        "board": "symmetric", "board_seed": 0, "teams": "first_game", "sides": "basic", "setup": "fixed",
+        "board": "symmetric", "board_seed": None, "teams": "first_game", "sides": "basic", "setup": "fixed",
         "characters": None}
 
 

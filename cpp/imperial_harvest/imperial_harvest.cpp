@@ -644,6 +644,9 @@ void Game::after_activation(State& s) const {
 }
 
 void Game::end_turn(State& s) const {
+  // D49: the passes of the action that ends the turn run before the turn ends (Wolf Form still on),
+  // and again after it in settle() — unless the game ended with the turn.
+  resolve_passives(s);
   s.last_rested[s.team] = s.resting;
   s.resting = kNone;
   s.done_count = 0;

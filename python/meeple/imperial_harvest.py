@@ -38,7 +38,7 @@ MAX_BOARD_SEED = 2**31 - 1
 
 def _check_board_seed(value):
     """None, or an int 0..2**31-1 (strings from game strings and the CLI are read)."""
-    if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "null", "")):
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "null")):
         return None
     if isinstance(value, str):
         try:
