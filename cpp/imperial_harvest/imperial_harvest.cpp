@@ -172,6 +172,9 @@ Game::Game(const GameSpec& spec)
   for (int a = 0; a < kAbilityCount; ++a) {
     int owners = 0;
     for (int k = 0; k < kCards; ++k) owners += (card_abilities_[k] >> a) & 1;
+    owner_card_[a] = static_cast<int8_t>(owners == 0 ? kNoOwnerCard : kManyOwnerCards);
+    for (int k = 0; k < kCards && owners == 1; ++k)
+      if ((card_abilities_[k] >> a) & 1) owner_card_[a] = static_cast<int8_t>(k);
     if (owners > 1 && ((kActiveAbilities >> a) & 1))
       fail(std::string("ability '") + kAbilityNames[a] + "' belongs to two cards");
   }
@@ -498,6 +501,15 @@ bool Game::in_facing_direction(int c, int facing, int from) const {
 }
 
 int Game::token_with(const State& s, Ability a) const {
+  const int k = owner_card_[static_cast<int>(a)];
+  if (k >= 0) {  // one card has it: find that card among the slots (each card is in one slot at most)
+    uint64_t v = 0xFFFF000000000000ull;  // bytes 6, 7 never match a card index
+    for (int t = 0; t < kCharacters; ++t) v |= uint64_t{s.card[t]} << (8 * t);
+    const uint64_t x = v ^ (0x0101010101010101ull * static_cast<uint64_t>(k));
+    const uint64_t zero = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+    return zero ? std::countr_zero(zero) / 8 : kNone;  // the lowest flagged byte is exact
+  }
+  if (k == kNoOwnerCard) return kNone;
   const uint64_t bit = ability_bit(a);
   for (int t = 0; t < kCharacters; ++t)
     if (card_abilities_[s.card[t]] & bit) return t;
@@ -524,6 +536,7 @@ int Game::hydra_step(const State& s, int h, int d) const {
 }
 
 const AbilityRules& Game::rules(const State& s, Ability a) const {
+  if (advanced_[0] == advanced_[1]) return abilities_[advanced_[0]][static_cast<int>(a)];  // one side for both
   const int owner = token_with(s, a);
   return abilities_[advanced_[owner == kNone ? 0 : team_of(owner)]][static_cast<int>(a)];
 }

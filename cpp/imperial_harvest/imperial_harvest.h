@@ -453,6 +453,9 @@ class Game {
   std::array<std::array<AbilityRules, kAbilityCount>, 2> abilities_{};  // [side][ability]
   std::array<std::array<CardInfo, kCards>, kTeams> cards_{};             // [team][card] (team's side)
   std::array<uint64_t, 256> card_abilities_{};                           // by card index, 0 else
+  // The one card index holding each ability, or one of these (token_with's fast path).
+  static constexpr int8_t kNoOwnerCard = -1, kManyOwnerCards = -2;
+  std::array<int8_t, kAbilityCount> owner_card_{};
   std::array<std::array<int, kTeamSize>, kTeams> fixed_teams_{};         // card indices (not draft)
   std::array<uint8_t, kTeams> advanced_{};
   Teams team_mode_ = Teams::kFirstGame;
