@@ -196,6 +196,14 @@ Game::Game(const GameSpec& spec)
   }
   for (int k = 0; k < kCards; ++k)
     if (!seen[k]) fail(std::string("character '") + kCardIds[k] + "' is missing from the card table");
+  for (int k = 0; k < kCards; ++k) {  // archetypes as small ids: the first card index sharing it
+    archetype_[k] = static_cast<uint8_t>(k);
+    for (int j = 0; j < k; ++j)
+      if (cards_[0][j].archetype == cards_[0][k].archetype) {
+        archetype_[k] = static_cast<uint8_t>(j);
+        break;
+      }
+  }
   // An ability with an action belongs to one card at most (Changeling's lender is implied, D30).
   for (int a = 0; a < kAbilityCount; ++a) {
     int owners = 0;
@@ -310,8 +318,7 @@ bool Game::draft_ok(const State& s, int k) const {
   const int tm = setup_team(s);
   for (int t = 0; t < kCharacters; ++t) {
     if (s.card[t] == k) return false;
-    if (team_of(t) == tm && s.card[t] < kCards && cards_[0][s.card[t]].archetype == cards_[0][k].archetype)
-      return false;
+    if (team_of(t) == tm && s.card[t] < kCards && archetype_[s.card[t]] == archetype_[k]) return false;
   }
   return true;
 }
@@ -701,16 +708,20 @@ void Game::resolve_passives(State& s) const {
   const int feral = token_with(s, Ability::kFeral);
   for (;;) {
     uint8_t hit = 0, poisoned_hydras = 0, poisoned_tokens = 0;
-    for (int h = 0; h < 2; ++h) {
-      if (s.hydra[h] == kNone) continue;
-      const Bits128& zone = board_.around(s.hydra[h]);
+    // Both hydras' zones at once; which hydra struck matters only for the Basilisk.
+    Bits128 zone;
+    for (int h = 0; h < 2; ++h)
+      if (s.hydra[h] != kNone) zone |= board_.around(s.hydra[h]);
+    if (zone.any())
       for (int t = 0; t < kTokens; ++t) {
         const int c = s.cell[t];
         if (c == kNone || !zone.test(c) || ((s.wolf >> t) & 1) || character_camp(s, team(s, t)).test(c)) continue;
         hit = static_cast<uint8_t>(hit | (1u << t));
-        if (t == basilisk) poisoned_hydras = static_cast<uint8_t>(poisoned_hydras | (1u << h));
+        if (t == basilisk)
+          for (int h = 0; h < 2; ++h)
+            if (s.hydra[h] != kNone && board_.around(s.hydra[h]).test(c))
+              poisoned_hydras = static_cast<uint8_t>(poisoned_hydras | (1u << h));
       }
-    }
     if (feral != kNone && s.cell[feral] != kNone) {
       const int c = s.cell[feral];
       for (int u = 0; u < kTokens; ++u)
