@@ -232,6 +232,12 @@ Game::Game(const GameSpec& spec)
                "' of one team share the archetype '" + cards_[0][a].archetype + "'");
       }
   }
+  fixed_token_with_.fill(kNone);
+  if (team_mode_ != Teams::kDraft)
+    for (int a = 0; a < kAbilityCount; ++a)
+      for (int t = kCharacters - 1; t >= 0; --t)  // the first token holding it
+        if ((card_abilities_[fixed_teams_[team_of(t)][t % kTeamSize]] >> a) & 1)
+          fixed_token_with_[a] = static_cast<uint8_t>(t);
   strawberry_total_ = std::max(14, board_.initial_strawberry_count());
   // Bound (D17, D38): 3000 for cards of up to 4 AP with the strawberry bonus (the shipped ones); a
   // user's table with more AP scales it, since every activation's length grows with its AP.
@@ -536,6 +542,8 @@ bool Game::in_facing_direction(int c, int facing, int from) const {
 }
 
 int Game::token_with(const State& s, Ability a) const {
+  // Fixed teams: the state's cards are the Game's (check_consistency holds states to them).
+  if (team_mode_ != Teams::kDraft) return fixed_token_with_[static_cast<int>(a)];
   const int k = owner_card_[static_cast<int>(a)];
   if (k >= 0) {  // one card has it: find that card among the slots (each card is in one slot at most)
     uint64_t v = 0xFFFF000000000000ull;  // bytes 6, 7 never match a card index

@@ -460,6 +460,7 @@ class Game {
   // The one card index holding each ability, or one of these (token_with's fast path).
   static constexpr int8_t kNoOwnerCard = -1, kManyOwnerCards = -2;
   std::array<int8_t, kAbilityCount> owner_card_{};
+  std::array<uint8_t, kAbilityCount> fixed_token_with_{};  // token_with for fixed teams (not draft)
   std::array<uint8_t, kCards> archetype_{};  // per card index: the lowest card index of its archetype
   std::array<std::array<int, kTeamSize>, kTeams> fixed_teams_{};         // card indices (not draft)
   std::array<uint8_t, kTeams> advanced_{};
