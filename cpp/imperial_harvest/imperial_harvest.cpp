@@ -101,6 +101,34 @@ constexpr Ability ability_of(Kind k) {
   }
 }
 
+// The active abilities in the order of their action ids (each one's ids are one range), and the
+// rank of each ability in that list.
+constexpr Ability kAbilitiesById[] = {
+    Ability::kGrapple, Ability::kDragonPounce, Ability::kPlant, Ability::kSpear, Ability::kChop,
+    Ability::kBattleAxe, Ability::kThrowingAxe, Ability::kCharm, Ability::kShadowWalk, Ability::kCompulsion,
+    Ability::kSlither, Ability::kBite, Ability::kHorns, Ability::kMasterOfTheLabyrinth, Ability::kCharge,
+    Ability::kAlluringGaze, Ability::kVentriloquism, Ability::kArcanePuppetry, Ability::kArcher,
+    Ability::kCommand, Ability::kSentry, Ability::kWolfForm, Ability::kSprint};
+constexpr int kActiveCount = static_cast<int>(sizeof(kAbilitiesById) / sizeof(kAbilitiesById[0]));
+constexpr std::array<uint8_t, kAbilityCount> make_rank_table() {
+  std::array<uint8_t, kAbilityCount> rank{};
+  for (int i = 0; i < kActiveCount; ++i) rank[static_cast<int>(kAbilitiesById[i])] = static_cast<uint8_t>(i);
+  return rank;
+}
+constexpr std::array<uint8_t, kAbilityCount> kAbilityRank = make_rank_table();
+constexpr bool abilities_by_id_ok() {
+  uint64_t all = 0;
+  for (Ability a : kAbilitiesById) all |= ability_bit(a);
+  return all == kActiveAbilities && std::popcount(all) == kActiveCount;
+}
+static_assert(abilities_by_id_ok(), "kAbilitiesById lists every active ability once");
+
+// Whether cell x is in the line of sight of range `range` of a token on c, given `sight`, its
+// line of sight of range kSize: the ray is straight, so the shorter one is its cells within range.
+bool in_sight(const Bits128& sight, int c, int x, int range) {
+  return sight.test(x) && std::abs(cell_x(c) - cell_x(x)) + std::abs(cell_y(c) - cell_y(x)) <= range;
+}
+
 int manhattan(int a, int b) { return std::abs(cell_x(a) - cell_x(b)) + std::abs(cell_y(a) - cell_y(b)); }
 
 // Setup turn orders (docs "Setup phases"): bridges and camps I,R,R,I; draft and placement alternate.
@@ -174,10 +202,21 @@ Game::Game(const GameSpec& spec)
   }
   for (int k = 0; k < kCards; ++k)
     if (!seen[k]) fail(std::string("character '") + kCardIds[k] + "' is missing from the card table");
+  for (int k = 0; k < kCards; ++k) {  // archetypes as small ids: the first card index sharing it
+    archetype_[k] = static_cast<uint8_t>(k);
+    for (int j = 0; j < k; ++j)
+      if (cards_[0][j].archetype == cards_[0][k].archetype) {
+        archetype_[k] = static_cast<uint8_t>(j);
+        break;
+      }
+  }
   // An ability with an action belongs to one card at most (Changeling's lender is implied, D30).
   for (int a = 0; a < kAbilityCount; ++a) {
     int owners = 0;
     for (int k = 0; k < kCards; ++k) owners += (card_abilities_[k] >> a) & 1;
+    owner_card_[a] = static_cast<int8_t>(owners == 0 ? kNoOwnerCard : kManyOwnerCards);
+    for (int k = 0; k < kCards && owners == 1; ++k)
+      if ((card_abilities_[k] >> a) & 1) owner_card_[a] = static_cast<int8_t>(k);
     if (owners > 1 && ((kActiveAbilities >> a) & 1))
       fail(std::string("ability '") + kAbilityNames[a] + "' belongs to two cards");
   }
@@ -199,6 +238,12 @@ Game::Game(const GameSpec& spec)
                "' of one team share the archetype '" + cards_[0][a].archetype + "'");
       }
   }
+  fixed_token_with_.fill(kNone);
+  if (team_mode_ != Teams::kDraft)
+    for (int a = 0; a < kAbilityCount; ++a)
+      for (int t = kCharacters - 1; t >= 0; --t)  // the first token holding it
+        if ((card_abilities_[fixed_teams_[team_of(t)][t % kTeamSize]] >> a) & 1)
+          fixed_token_with_[a] = static_cast<uint8_t>(t);
   strawberry_total_ = std::max(14, board_.initial_strawberry_count());
   // Bound (D17, D38): 3000 for cards of up to 4 AP with the strawberry bonus (the shipped ones); a
   // user's table with more AP scales it, since every activation's length grows with its AP.
@@ -296,8 +341,7 @@ bool Game::draft_ok(const State& s, int k) const {
   const int tm = setup_team(s);
   for (int t = 0; t < kCharacters; ++t) {
     if (s.card[t] == k) return false;
-    if (team_of(t) == tm && s.card[t] < kCards && cards_[0][s.card[t]].archetype == cards_[0][k].archetype)
-      return false;
+    if (team_of(t) == tm && s.card[t] < kCards && archetype_[s.card[t]] == archetype_[k]) return false;
   }
   return true;
 }
@@ -515,6 +559,17 @@ bool Game::in_facing_direction(int c, int facing, int from) const {
 }
 
 int Game::token_with(const State& s, Ability a) const {
+  // Fixed teams: the state's cards are the Game's (check_consistency holds states to them).
+  if (team_mode_ != Teams::kDraft) return fixed_token_with_[static_cast<int>(a)];
+  const int k = owner_card_[static_cast<int>(a)];
+  if (k >= 0) {  // one card has it: find that card among the slots (each card is in one slot at most)
+    uint64_t v = 0xFFFF000000000000ull;  // bytes 6, 7 never match a card index
+    for (int t = 0; t < kCharacters; ++t) v |= uint64_t{s.card[t]} << (8 * t);
+    const uint64_t x = v ^ (0x0101010101010101ull * static_cast<uint64_t>(k));
+    const uint64_t zero = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+    return zero ? std::countr_zero(zero) / 8 : kNone;  // the lowest flagged byte is exact
+  }
+  if (k == kNoOwnerCard) return kNone;
   const uint64_t bit = ability_bit(a);
   for (int t = 0; t < kCharacters; ++t)
     if (card_abilities_[s.card[t]] & bit) return t;
@@ -541,6 +596,7 @@ int Game::hydra_step(const State& s, int h, int d) const {
 }
 
 const AbilityRules& Game::rules(const State& s, Ability a) const {
+  if (advanced_[0] == advanced_[1]) return abilities_[advanced_[0]][static_cast<int>(a)];  // one side for both
   const int owner = token_with(s, a);
   return abilities_[advanced_[owner == kNone ? 0 : team_of(owner)]][static_cast<int>(a)];
 }
@@ -680,16 +736,20 @@ void Game::resolve_passives(State& s) const {
   const int feral = token_with(s, Ability::kFeral);
   for (;;) {
     uint8_t hit = 0, poisoned_hydras = 0, poisoned_tokens = 0;
-    for (int h = 0; h < 2; ++h) {
-      if (s.hydra[h] == kNone) continue;
-      const Bits128& zone = board_.around(s.hydra[h]);
+    // Both hydras' zones at once; which hydra struck matters only for the Basilisk.
+    Bits128 zone;
+    for (int h = 0; h < 2; ++h)
+      if (s.hydra[h] != kNone) zone |= board_.around(s.hydra[h]);
+    if (zone.any())
       for (int t = 0; t < kTokens; ++t) {
         const int c = s.cell[t];
         if (c == kNone || !zone.test(c) || ((s.wolf >> t) & 1) || character_camp(s, team(s, t)).test(c)) continue;
         hit = static_cast<uint8_t>(hit | (1u << t));
-        if (t == basilisk) poisoned_hydras = static_cast<uint8_t>(poisoned_hydras | (1u << h));
+        if (t == basilisk)
+          for (int h = 0; h < 2; ++h)
+            if (s.hydra[h] != kNone && board_.around(s.hydra[h]).test(c))
+              poisoned_hydras = static_cast<uint8_t>(poisoned_hydras | (1u << h));
       }
-    }
     if (feral != kNone && s.cell[feral] != kNone) {
       const int c = s.cell[feral];
       for (int u = 0; u < kTokens; ++u)
@@ -1095,23 +1155,23 @@ bool Game::ability_action_ok(const State& s, int t, uint64_t mask, const Decoded
     case Kind::kGrapple: return grapple_ok(s, t, d.a, d.b);
     case Kind::kPounce: return pounce_ok(s, t, d.a);
     case Kind::kPlant: return plant_ok(s, t, d.a);
-    case Kind::kSpear: return spear_ok(s, t, d.a);
+    case Kind::kSpear: return spear_ok(s, t, d.a, line_of_sight(s, t, kSize));
     case Kind::kChop: return chop_ok(s, t, d.a);
     case Kind::kAxe: return axe_ok(s, t, d.a);
-    case Kind::kThrow: return throw_ok(s, t, d.a);
-    case Kind::kCharm: return charm_ok(s, t, d.a, d.b);
+    case Kind::kThrow: return throw_ok(s, t, d.a, line_of_sight(s, t, kSize));
+    case Kind::kCharm: return charm_target_ok(s, t, d.a, line_of_sight(s, t, kSize)) && target_steps(s, d.a, d.b);
     case Kind::kShadow: return shadow_ok(s, t, d.a, Ability::kShadowWalk);
-    case Kind::kCompel: return compel_ok(s, t, d.a, d.b);
+    case Kind::kCompel: return compel_target_ok(s, t, d.a, line_of_sight(s, t, kSize)) && target_steps(s, d.a, d.b);
     case Kind::kSlither: return shadow_ok(s, t, d.a, Ability::kSlither);
-    case Kind::kBite: return bite_ok(s, t, d.a, d.b);
+    case Kind::kBite: return bite_target_ok(s, t, d.a) && target_steps(s, d.a, d.b);
     case Kind::kHorns: return horns_ok(s, t, d.a);
     case Kind::kFlip: return flip_ok(s, t);
     case Kind::kCharge: return charge_steps(s, t) > 0;
-    case Kind::kLure: return lure_ok(s, t, d.a, d.b);
-    case Kind::kVent: return vent_ok(s, t, d.a, d.b);
+    case Kind::kLure: return lure_ok(s, t, d.a, d.b, line_of_sight(s, t, kSize));
+    case Kind::kVent: return vent_target_ok(s, t, d.a) && target_steps(s, d.a, d.b);
     case Kind::kPuppet: return puppet_ok(s, t, d.a);
-    case Kind::kArcher: return archer_ok(s, t, d.a);
-    case Kind::kCommand: return command_ok(s, t, d.a, d.b);
+    case Kind::kArcher: return archer_ok(s, t, d.a, line_of_sight(s, t, kSize));
+    case Kind::kCommand: return command_target_ok(s, t, d.a) && target_steps(s, d.a, d.b);
     case Kind::kSentry: return sentry_ok(s, t, d.a) && d.b < 4;
     case Kind::kWolf: return simple_ok(s, Ability::kWolfForm);
     case Kind::kSprint: return simple_ok(s, Ability::kSprint);
@@ -1119,11 +1179,22 @@ bool Game::ability_action_ok(const State& s, int t, uint64_t mask, const Decoded
   }
 }
 
-// Every ability action of `mask` for actor t, through the legality functions, in increasing id
-// within each ability (the caller sorts across abilities).
+// Every ability action of `mask` for actor t, through the legality functions, in increasing id:
+// the abilities are visited in the order of their action ids (kAbilitiesById), each one's actions
+// in increasing id. kAny: stop after the first ability that has an action (puppet_ok).
+template <bool kAny>
 void Game::gen_ability_actions(const State& s, int t, uint64_t mask, Actions& out) const {
-  for (uint64_t bits = mask; bits; bits &= bits - 1) {
-    const Ability a = static_cast<Ability>(std::countr_zero(bits));
+  constexpr uint64_t kSighted = ability_bit(Ability::kSpear) | ability_bit(Ability::kThrowingAxe) |
+                                ability_bit(Ability::kArcher) | ability_bit(Ability::kCharm) |
+                                ability_bit(Ability::kCompulsion) | ability_bit(Ability::kAlluringGaze);
+  // t's line of sight, once (the shorter ranges are its first cells, see in_sight).
+  const Bits128 sight = (mask & kSighted) ? line_of_sight(s, t, kSize) : Bits128{};
+  uint32_t ranks = 0;
+  for (uint64_t bits = mask & kActiveAbilities; bits; bits &= bits - 1)
+    ranks |= uint32_t{1} << kAbilityRank[std::countr_zero(bits)];
+  for (; ranks; ranks &= ranks - 1) {
+    if (kAny && !out.empty()) return;
+    const Ability a = kAbilitiesById[std::countr_zero(ranks)];
     if (s.activation.ap < cost(s, a) && a != Ability::kHorns && a != Ability::kArcanePuppetry) continue;
     switch (a) {
       case Ability::kGrapple:
@@ -1149,19 +1220,19 @@ void Game::gen_ability_actions(const State& s, int t, uint64_t mask, Actions& ou
         for (int d = 0; d < 4; ++d) out.push_back_if(act::kSlither + d, shadow_ok(s, t, d, a));
         break;
       case Ability::kSpear:
-        for (int u = 0; u < kTokens; ++u) out.push_back_if(act::kSpear + u, spear_ok(s, t, u));
+        for (int u = 0; u < kTokens; ++u) out.push_back_if(act::kSpear + u, spear_ok(s, t, u, sight));
         break;
       case Ability::kBattleAxe:
         for (int u = 0; u < kTokens; ++u) out.push_back_if(act::kAxe + u, axe_ok(s, t, u));
         break;
       case Ability::kThrowingAxe:
-        for (int u = 0; u < kTokens; ++u) out.push_back_if(act::kThrow + u, throw_ok(s, t, u));
+        for (int u = 0; u < kTokens; ++u) out.push_back_if(act::kThrow + u, throw_ok(s, t, u, sight));
         break;
       case Ability::kHorns:
         for (int u = 0; u < kTokens; ++u) out.push_back_if(act::kHorns + u, horns_ok(s, t, u));
         break;
       case Ability::kArcher:
-        for (int u = 0; u < kTokens; ++u) out.push_back_if(act::kArcher + u, archer_ok(s, t, u));
+        for (int u = 0; u < kTokens; ++u) out.push_back_if(act::kArcher + u, archer_ok(s, t, u, sight));
         break;
       case Ability::kArcanePuppetry:
         for (int u = 0; u < kCharacters; ++u) out.push_back_if(act::kPuppet + u, puppet_ok(s, t, u));
@@ -1178,23 +1249,23 @@ void Game::gen_ability_actions(const State& s, int t, uint64_t mask, Actions& ou
                                                         : act::kCommand;
         for (int u = 0; u < kTokens; ++u) {
           if (u == t || s.cell[u] == kNone) continue;
-          for (int d = 0; d < 4; ++d) {
-            bool ok = false;
-            switch (a) {
-              case Ability::kCharm: ok = charm_ok(s, t, u, d); break;
-              case Ability::kCompulsion: ok = compel_ok(s, t, u, d); break;
-              case Ability::kBite: ok = bite_ok(s, t, u, d); break;
-              case Ability::kVentriloquism: ok = vent_ok(s, t, u, d); break;
-              default: ok = command_ok(s, t, u, d); break;
-            }
-            out.push_back_if(base + 4 * u + d, ok);
+          bool ok = false;
+          switch (a) {
+            case Ability::kCharm: ok = charm_target_ok(s, t, u, sight); break;
+            case Ability::kCompulsion: ok = compel_target_ok(s, t, u, sight); break;
+            case Ability::kBite: ok = bite_target_ok(s, t, u); break;
+            case Ability::kVentriloquism: ok = vent_target_ok(s, t, u); break;
+            default: ok = command_target_ok(s, t, u); break;
           }
+          if (!ok) continue;
+          const uint8_t m = token_steps(s, s.cell[u], u);  // the directions u may be moved in
+          for (int d = 0; d < 4; ++d) out.push_back_if(base + 4 * u + d, (m >> d) & 1);
         }
         break;
       }
       case Ability::kAlluringGaze:
         for (int u = 0; u < kTokens; ++u)
-          for (int n = 1; n <= 2; ++n) out.push_back_if(act::kLure + 2 * u + n - 1, lure_ok(s, t, u, n));
+          for (int n = 1; n <= 2; ++n) out.push_back_if(act::kLure + 2 * u + n - 1, lure_ok(s, t, u, n, sight));
         break;
       case Ability::kMasterOfTheLabyrinth:
         out.push_back_if(act::kFlip, flip_ok(s, t));
@@ -1220,11 +1291,32 @@ void Game::gen_ability_actions(const State& s, int t, uint64_t mask, Actions& ou
 }
 
 void Game::legal_act(const State& s, Actions& out) const {
-  const int start = static_cast<int>(out.size());
   if (s.phase == kPhaseAct) {
     const int t = s.active, c = s.cell[t];
     const int ap = s.activation.ap;
-    for (int d = 0; d < 8; ++d) out.push_back_if(act::kMove + d, move_ok(s, d));
+    // Moves as move_ok, with t's steps from c computed once.
+    const int budget = ap + s.activation.free_moves;  // D24
+    if (budget >= 1) {
+      const uint8_t here = token_steps(s, c, t);
+      for (int d = 0; d < 4; ++d)
+        if ((here >> d) & 1) {
+          const int dest = board_.neighbor(c, d);
+          out.push_back_if(act::kMove + d, budget >= 2 || !other_token_at(s, dest, t));
+        }
+      if (has(s, t, Ability::kAgility) && !s.bridges.test(c)) {  // diagonal_ok
+        std::array<uint8_t, 4> next{};  // token_steps from the orthogonal neighbours t may step to
+        for (int d = 0; d < 4; ++d)
+          if ((here >> d) & 1) next[d] = token_steps(s, board_.neighbor(c, d), t);
+        for (int d = kNE; d <= kNW; ++d) {
+          const int target = diagonal_target(c, d);
+          if (target == kNone || s.bridges.test(target)) continue;
+          const int h = kDiagParts[d][0], v = kDiagParts[d][1];
+          if (!((((here >> h) & 1) && ((next[h] >> v) & 1)) || (((here >> v) & 1) && ((next[v] >> h) & 1))))
+            continue;
+          out.push_back_if(act::kMove + d, budget >= 2 || !other_token_at(s, target, t));
+        }
+      }
+    }
     if (!s.activation.face_used)
       for (int d = 0; d < 4; ++d) out.push_back_if(act::kFace + d, d != s.facing[t]);
     if (ap >= 1 && s.strawberries.test(c)) out.push_back(act::kPluck);
@@ -1239,11 +1331,8 @@ void Game::legal_act(const State& s, Actions& out) const {
       }
     }
   }
-  const int abilities_start = static_cast<int>(out.size());
-  gen_ability_actions(s, actor(s), actor_abilities(s), out);
-  // Abilities are visited in enum order, not id order: sort them (the list is sorted by id).
-  if (static_cast<int>(out.size()) - abilities_start > 1) std::sort(out.begin() + abilities_start, out.end());
-  (void)start;
+  // Ability actions come in id order after the ones above (ids below act::kGrapple).
+  gen_ability_actions<false>(s, actor(s), actor_abilities(s), out);
 }
 
 void Game::apply_act(State& s, const Decoded& d) const {
@@ -1456,10 +1545,10 @@ bool Game::chop_ok(const State& s, int t, int d) const {
          board_.neighbor(c, d) != kNone && hedge(s, c, d);
 }
 
-bool Game::spear_ok(const State& s, int t, int u) const {
+bool Game::spear_ok(const State& s, int t, int u, const Bits128& sight) const {
   const int c = s.cell[t];
   return s.activation.ap >= cost(s, Ability::kSpear) && present(s, u) && enemy(s, t, u) &&
-         adjacent(s, c, s.cell[u]) && line_of_sight(s, t, 1).test(s.cell[u]) && !attack_protected(s, u, c);
+         adjacent(s, c, s.cell[u]) && in_sight(sight, c, s.cell[u], 1) && !attack_protected(s, u, c);
 }
 
 bool Game::axe_ok(const State& s, int t, int u) const {
@@ -1468,10 +1557,10 @@ bool Game::axe_ok(const State& s, int t, int u) const {
          adjacent(s, c, s.cell[u]) && !attack_protected(s, u, c);
 }
 
-bool Game::throw_ok(const State& s, int t, int u) const {
+bool Game::throw_ok(const State& s, int t, int u, const Bits128& sight) const {
   const int c = s.cell[t];
   return !once_used(s, Ability::kThrowingAxe) && s.activation.ap >= cost(s, Ability::kThrowingAxe) &&
-         present(s, u) && enemy(s, t, u) && line_of_sight(s, t, 2).test(s.cell[u]) && !attack_protected(s, u, c);
+         present(s, u) && enemy(s, t, u) && in_sight(sight, c, s.cell[u], 2) && !attack_protected(s, u, c);
 }
 
 bool Game::horns_ok(const State& s, int t, int u) const {
@@ -1481,17 +1570,16 @@ bool Game::horns_ok(const State& s, int t, int u) const {
          !attack_protected(s, u, c);
 }
 
-bool Game::archer_ok(const State& s, int t, int u) const {
+bool Game::archer_ok(const State& s, int t, int u, const Bits128& sight) const {
   const int c = s.cell[t];
   return s.activation.ap >= cost(s, Ability::kArcher) && present(s, u) && enemy(s, t, u) && s.cell[u] != c &&
-         line_of_sight(s, t, 2).test(s.cell[u]) && !attack_protected(s, u, c);
+         in_sight(sight, c, s.cell[u], 2) && !attack_protected(s, u, c);
 }
 
-bool Game::charm_ok(const State& s, int t, int u, int d) const {
+bool Game::charm_target_ok(const State& s, int t, int u, const Bits128& sight) const {
   const int c = s.cell[t];
   return !once_used(s, Ability::kCharm) && s.activation.ap >= cost(s, Ability::kCharm) && u != t &&
-         present(s, u) && line_of_sight(s, t, kSize).test(s.cell[u]) && !shield_blocks(s, u, c) &&
-         ((token_steps(s, s.cell[u], u) >> d) & 1);
+         present(s, u) && sight.test(s.cell[u]) && !shield_blocks(s, u, c);
 }
 
 bool Game::shadow_ok(const State& s, int t, int d, Ability a) const {
@@ -1507,20 +1595,19 @@ bool Game::shadow_ok(const State& s, int t, int d, Ability a) const {
   return !voluntary(s) || can_enter(s, t, n, k);
 }
 
-bool Game::compel_ok(const State& s, int t, int u, int d) const {
+bool Game::compel_target_ok(const State& s, int t, int u, const Bits128& sight) const {
   const int c = s.cell[t];
   const Activation& a = s.activation;
   if (a.compulsions >= rules(s, Ability::kCompulsion).per_activation || a.ap < cost(s, Ability::kCompulsion) ||
       !present(s, u))
     return false;
-  const bool target_ok = a.compulsions == 0 ? (u != t && line_of_sight(s, t, kSize).test(s.cell[u]))
-                                            : u == a.compel_target && u != t;
-  return target_ok && !shield_blocks(s, u, c) && ((token_steps(s, s.cell[u], u) >> d) & 1);
+  const bool target_ok = a.compulsions == 0 ? (u != t && sight.test(s.cell[u])) : u == a.compel_target && u != t;
+  return target_ok && !shield_blocks(s, u, c);
 }
 
-bool Game::bite_ok(const State& s, int t, int u, int d) const {
+bool Game::bite_target_ok(const State& s, int t, int u) const {
   return s.activation.ap >= cost(s, Ability::kBite) && present(s, u) && enemy(s, t, u) &&
-         adjacent(s, s.cell[t], s.cell[u]) && ((token_steps(s, s.cell[u], u) >> d) & 1);
+         adjacent(s, s.cell[t], s.cell[u]);
 }
 
 bool Game::flip_ok(const State& s, int t) const {
@@ -1558,12 +1645,12 @@ int Game::charge_steps(const State& s, int t) const {
   return steps_taken;
 }
 
-bool Game::lure_ok(const State& s, int t, int u, int n) const {
+bool Game::lure_ok(const State& s, int t, int u, int n, const Bits128& sight) const {
   if (once_used(s, Ability::kAlluringGaze) || s.activation.ap < cost(s, Ability::kAlluringGaze) || u == t ||
       !present(s, u))
     return false;
   const int c = s.cell[t], cu = s.cell[u];
-  if (cu == c || !line_of_sight(s, t, kSize).test(cu) || n > std::min(2, manhattan(c, cu)) ||
+  if (cu == c || !sight.test(cu) || n > std::min(2, manhattan(c, cu)) ||
       shield_blocks(s, u, c))
     return false;
   const int toward = (s.facing[t] + 2) % 4;
@@ -1575,9 +1662,9 @@ bool Game::lure_ok(const State& s, int t, int u, int n) const {
   return true;
 }
 
-bool Game::vent_ok(const State& s, int t, int u, int d) const {
+bool Game::vent_target_ok(const State& s, int t, int u) const {
   return s.activation.ap >= cost(s, Ability::kVentriloquism) && u != t && present(s, u) &&
-         within_steps(s, s.cell[t], s.cell[u], 3) && ((token_steps(s, s.cell[u], u) >> d) & 1);
+         within_steps(s, s.cell[t], s.cell[u], 3);
 }
 
 bool Game::puppet_ok(const State& s, int t, int u) const {
@@ -1590,13 +1677,13 @@ bool Game::puppet_ok(const State& s, int t, int u) const {
   as_puppet.phase = kPhasePuppet;
   as_puppet.activation.puppet = static_cast<uint8_t>(u);
   Actions actions;
-  gen_ability_actions(as_puppet, u, mask, actions);
+  gen_ability_actions<true>(as_puppet, u, mask, actions);
   return !actions.empty();
 }
 
-bool Game::command_ok(const State& s, int t, int u, int d) const {
+bool Game::command_target_ok(const State& s, int t, int u) const {
   return !once_used(s, Ability::kCommand) && s.activation.ap >= cost(s, Ability::kCommand) && u != t &&
-         present(s, u) && !enemy(s, t, u) && ((token_steps(s, s.cell[u], u) >> d) & 1);
+         present(s, u) && !enemy(s, t, u);
 }
 
 bool Game::sentry_ok(const State& s, int t, int d) const {

@@ -418,6 +418,7 @@ class Game {
   void legal_act(const State& s, Actions& out) const;
   bool legal_act_action(const State& s, const Decoded& d) const;
   bool ability_action_ok(const State& s, int t, uint64_t mask, const Decoded& d) const;
+  template <bool kAny>
   void gen_ability_actions(const State& s, int t, uint64_t mask, Actions& out) const;
   void apply_act(State& s, const Decoded& d) const;
   bool move_ok(const State& s, int d) const;
@@ -431,22 +432,25 @@ class Game {
   bool grapple_ok(const State& s, int t, int u, int o) const;   // Monk
   bool pounce_ok(const State& s, int t, int d) const;           // Monk
   bool plant_ok(const State& s, int t, int d) const;            // Monk
-  bool spear_ok(const State& s, int t, int u) const;            // Imperial Guardian
+  // `sight`: line_of_sight(s, t, kSize); `*_target_ok`: all but the direction the target moves in,
+  // which is target_steps (the generator asks token_steps once per target).
+  bool target_steps(const State& s, int u, int d) const { return (token_steps(s, s.cell[u], u) >> d) & 1; }
+  bool spear_ok(const State& s, int t, int u, const Bits128& sight) const;  // Imperial Guardian
   bool chop_ok(const State& s, int t, int d) const;             // Barbarian
   bool axe_ok(const State& s, int t, int u) const;              // Barbarian
-  bool throw_ok(const State& s, int t, int u) const;            // Barbarian
-  bool charm_ok(const State& s, int t, int u, int d) const;     // Sorceress
+  bool throw_ok(const State& s, int t, int u, const Bits128& sight) const;  // Barbarian
+  bool charm_target_ok(const State& s, int t, int u, const Bits128& sight) const;  // Sorceress
   bool shadow_ok(const State& s, int t, int d, Ability a) const;  // Sorceress, Basilisk (slither)
-  bool compel_ok(const State& s, int t, int u, int d) const;    // Sorceress
-  bool bite_ok(const State& s, int t, int u, int d) const;      // Hound
+  bool compel_target_ok(const State& s, int t, int u, const Bits128& sight) const;  // Sorceress
+  bool bite_target_ok(const State& s, int t, int u) const;      // Hound
   bool horns_ok(const State& s, int t, int u) const;            // Minotaur
   bool flip_ok(const State& s, int t) const;                    // Minotaur
   int charge_steps(const State& s, int t) const;                // Minotaur: 0 if illegal
-  bool lure_ok(const State& s, int t, int u, int n) const;      // Nymph
-  bool vent_ok(const State& s, int t, int u, int d) const;      // Puppeteer
+  bool lure_ok(const State& s, int t, int u, int n, const Bits128& sight) const;  // Nymph
+  bool vent_target_ok(const State& s, int t, int u) const;      // Puppeteer
   bool puppet_ok(const State& s, int t, int u) const;           // Puppeteer
-  bool archer_ok(const State& s, int t, int u) const;           // Ranger
-  bool command_ok(const State& s, int t, int u, int d) const;   // Regent
+  bool archer_ok(const State& s, int t, int u, const Bits128& sight) const;  // Ranger
+  bool command_target_ok(const State& s, int t, int u) const;   // Regent
   bool sentry_ok(const State& s, int t, int d) const;           // Regent
   bool simple_ok(const State& s, Ability a) const;              // wolf, sprint
   int ability_owner(const State& s, Ability a) const { return token_with(s, a); }
@@ -457,6 +461,11 @@ class Game {
   std::array<std::array<AbilityRules, kAbilityCount>, 2> abilities_{};  // [side][ability]
   std::array<std::array<CardInfo, kCards>, kTeams> cards_{};             // [team][card] (team's side)
   std::array<uint64_t, 256> card_abilities_{};                           // by card index, 0 else
+  // The one card index holding each ability, or one of these (token_with's fast path).
+  static constexpr int8_t kNoOwnerCard = -1, kManyOwnerCards = -2;
+  std::array<int8_t, kAbilityCount> owner_card_{};
+  std::array<uint8_t, kAbilityCount> fixed_token_with_{};  // token_with for fixed teams (not draft)
+  std::array<uint8_t, kCards> archetype_{};  // per card index: the lowest card index of its archetype
   std::array<std::array<int, kTeamSize>, kTeams> fixed_teams_{};         // card indices (not draft)
   std::array<uint8_t, kTeams> advanced_{};
   Teams team_mode_ = Teams::kFirstGame;
