@@ -5,11 +5,14 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <bit>
+#include <cstring>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "../common/bitboard.h"
 #include "../common/game_concept.h"
 #include "../common/mcts.h"
 #include "../common/thread_pool.h"
@@ -77,37 +80,35 @@ class VectorEnv {
     if (given.ndim() != 1 || given.shape(0) != size())
       throw py::value_error("actions must be a 1-d array of " + std::to_string(size()) +
                             " ints, got shape " + shape_text(given));
-    auto actions = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(given);
-    if (!actions) throw py::error_already_set();
-    const int64_t* wide = actions.data();
+    // Read the actions into actions_ and check each against the published mask, before any is
+    // applied: an illegal action anywhere leaves every state unchanged. A bit test per slot is
+    // cheaper here than handing the check to the pool. int32 (what random_actions returns) and
+    // int64 arrays are read in place; other integer arrays are converted first.
+    actions_.resize(states_.size());
+    const int64_t first_illegal = [&] {
+      if (in_place<int32_t>(given)) return read_actions(static_cast<const int32_t*>(given.data()));
+      if (in_place<int64_t>(given)) return read_actions(static_cast<const int64_t*>(given.data()));
+      auto wide = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(given);
+      if (!wide) throw py::error_already_set();
+      return read_actions(wide.data());
+    }();
+    if (first_illegal >= 0) {
+      const size_t i = static_cast<size_t>(first_illegal);
+      ActionList<G::kMaxActions> legal;
+      if (!game_->is_terminal(states_[i])) game_->legal_actions(states_[i], legal);
+      std::ostringstream message;
+      message << "illegal action " << py::str(given[py::int_(first_illegal)]).cast<std::string>()
+              << " for state " << i << "; legal there: ";
+      for (int k = 0; k < legal.size(); ++k) message << (k ? ", " : "") << legal[k];
+      throw py::value_error(message.str());
+    }
     const G& g = *game_;
-    // Validate everything first (in parallel): an illegal action anywhere leaves every state
-    // unchanged.
-    std::vector<uint8_t> illegal(static_cast<size_t>(size()), 0);
-    {
-      py::gil_scoped_release release;
-      pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i)
-          illegal[static_cast<size_t>(i)] = wide[i] < 0 || wide[i] >= actions_size_ ||
-                                            !is_published_legal(i, static_cast<Action>(wide[i]));
-      }, kMinParallel);
-    }
-    for (int64_t i = 0; i < size(); ++i) {
-      if (illegal[static_cast<size_t>(i)]) {
-        ActionList<G::kMaxActions> legal;
-        g.legal_actions(states_[static_cast<size_t>(i)], legal);
-        std::ostringstream message;
-        message << "illegal action " << wide[i] << " for state " << i << "; legal there: ";
-        for (int k = 0; k < legal.size(); ++k) message << (k ? ", " : "") << legal[k];
-        throw py::value_error(message.str());
-      }
-    }
     Buffers b = buffers();
     py::gil_scoped_release release;
     pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         State& s = states_[static_cast<size_t>(i)];
-        g.apply_action(s, static_cast<Action>(wide[i]));
+        g.apply_action(s, actions_[static_cast<size_t>(i)]);
         resolve_chance(i);
         float* reward = b.rewards + i * players_;
         if (g.is_terminal(s)) {
@@ -164,6 +165,26 @@ class VectorEnv {
     return (legal_bits_[static_cast<size_t>(i) * words_per_slot_ + (a >> 6)] >> (a & 63)) & 1u;
   }
 
+  // Whether `a` can be read as a plain T[] (native byte order, C-contiguous, aligned).
+  template <class T>
+  static bool in_place(const py::array& a) {
+    return py::isinstance<py::array_t<T, py::array::c_style>>(a) &&
+           reinterpret_cast<uintptr_t>(a.data()) % alignof(T) == 0;
+  }
+
+  // Copies the given actions into actions_; returns the first slot whose action is not legal
+  // there, or -1.
+  template <class T>
+  int64_t read_actions(const T* given) {
+    for (int64_t i = 0; i < size(); ++i) {
+      const T a = given[i];
+      if (a < 0 || a >= static_cast<T>(actions_size_) || !is_published_legal(i, static_cast<Action>(a)))
+        return i;
+      actions_[static_cast<size_t>(i)] = static_cast<Action>(a);
+    }
+    return -1;
+  }
+
   void start_game(int64_t i) {
     const uint64_t slot_seed = derive_seed(seed_, static_cast<uint64_t>(i));
     const uint64_t game_seed = derive_seed(slot_seed, episodes_[static_cast<size_t>(i)]++);
@@ -189,24 +210,67 @@ class VectorEnv {
     b.current_player[i] = player;
     if (observe_) {
       float* obs = b.observations + i * obs_size_;
-      std::fill(obs, obs + obs_size_, 0.0f);
+      std::fill(obs, obs + obs_size_, 0.0f);  // games write the nonzero entries into a zeroed buffer
       g.observation(s, player >= 0 ? player : 0, obs);
     }
-    uint8_t* mask = b.masks + i * actions_size_;
-    std::fill(mask, mask + actions_size_, uint8_t{0});
-    ActionList<G::kMaxActions> legal;
-    if (!g.is_terminal(s)) g.legal_actions(s, legal);
+    // The legal actions as a bitset (legal_bits_, kept for validating the next step), then the
+    // numpy mask written from it 8 bytes at a time, and the random action drawn from it.
     uint64_t* bits = &legal_bits_[static_cast<size_t>(i) * words_per_slot_];
     std::fill(bits, bits + words_per_slot_, uint64_t{0});
-    for (Action a : legal) {
-      mask[a] = 1;
-      bits[a >> 6] |= uint64_t{1} << (a & 63);
+    Rng& rng = rngs_[static_cast<size_t>(i)];
+    int32_t choice = -1;
+    if (!g.is_terminal(s)) {
+      if constexpr (requires { g.legal_action_bits(s, bits); }) {
+        // The game writes the bitset itself; its actions are listed in ascending order, so the
+        // j-th set bit is legal_actions()[j] (the same draw as below).
+        const int count = g.legal_action_bits(s, bits);
+        if (count > 0) choice = select_bit(bits, rng.uniform(static_cast<uint32_t>(count)));
+      } else {
+        ActionList<G::kMaxActions> legal;
+        g.legal_actions(s, legal);
+        for (Action a : legal) bits[a >> 6] |= uint64_t{1} << (a & 63);
+        if (!legal.empty()) choice = legal[static_cast<int>(rng.uniform(static_cast<uint32_t>(legal.size())))];
+      }
     }
-    next_random_[static_cast<size_t>(i)] =
-        legal.empty() ? -1
-                      : legal[static_cast<int>(rngs_[static_cast<size_t>(i)].uniform(
-                            static_cast<uint32_t>(legal.size())))];
+    next_random_[static_cast<size_t>(i)] = choice;
+    write_mask(bits, b.masks + i * actions_size_);
   }
+
+  // Position of the j-th set bit of the bitset (j < its number of set bits).
+  int32_t select_bit(const uint64_t* bits, uint32_t j) const {
+    for (size_t w = 0;; ++w) {
+      const uint64_t word = bits[w];
+      const uint32_t lo = static_cast<uint32_t>(word), hi = static_cast<uint32_t>(word >> 32);
+      const uint32_t n_lo = static_cast<uint32_t>(bits::popcount32(lo));
+      if (j < n_lo) return static_cast<int32_t>(64 * w) + bits::select_bit32(lo, j);
+      j -= n_lo;
+      const uint32_t n_hi = static_cast<uint32_t>(bits::popcount32(hi));
+      if (j < n_hi) return static_cast<int32_t>(64 * w + 32) + bits::select_bit32(hi, j);
+      j -= n_hi;
+    }
+  }
+
+  // One byte (0/1) per action from the bitset: a table entry of 8 bytes per 8 actions.
+  void write_mask(const uint64_t* bits, uint8_t* mask) const {
+    auto byte = [bits](int k) { return (bits[k >> 3] >> (8 * (k & 7))) & 0xFF; };
+    const int whole = actions_size_ / 8;
+    for (int k = 0; k < whole; ++k) std::memcpy(mask + 8 * k, &kByteMask.of[byte(k)], 8);
+    if (const int rest = actions_size_ % 8)
+      std::memcpy(mask + 8 * whole, &kByteMask.of[byte(whole)], static_cast<size_t>(rest));
+  }
+
+  // of[b]: 8 bytes in memory order, byte k = bit k of b.
+  struct ByteMask {
+    uint64_t of[256];
+    constexpr ByteMask() : of{} {
+      for (int b = 0; b < 256; ++b)
+        for (int k = 0; k < 8; ++k) {
+          const int shift = std::endian::native == std::endian::little ? 8 * k : 8 * (7 - k);
+          if ((b >> k) & 1) of[b] |= uint64_t{1} << shift;
+        }
+    }
+  };
+  static constexpr ByteMask kByteMask{};
 
   std::shared_ptr<const G> game_;
   uint64_t seed_;
@@ -216,6 +280,7 @@ class VectorEnv {
   std::vector<uint64_t> episodes_;
   std::vector<Rng> rngs_;
   std::vector<int32_t> next_random_;
+  std::vector<Action> actions_;  // the actions of the step being applied
   // The legal actions published for each slot, kept privately (the numpy mask is the user's to
   // overwrite): validating a step is a bit test instead of a legality check.
   std::vector<uint64_t> legal_bits_;

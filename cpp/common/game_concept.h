@@ -35,7 +35,7 @@ concept GameEngine = requires(const G& game, const typename G::State& state,
   game.chance_outcomes(state, outcomes);
   game.apply_action(mutable_state, action);
   game.returns(state, returns);
-  game.observation(state, player, observation);
+  game.observation(state, player, observation);  // into observation_size() zeros (callers zero)
 };
 
 // One action drawn uniformly from the legal ones, or a chance outcome by its probability.

@@ -954,18 +954,32 @@ void Game::returns(const State& s, double* out) const {
 
 // ------------------------------------------------------------------------------ observation
 
+// `out` comes zeroed (every caller zeroes it): only the nonzero entries are written. A board is
+// written from its bitboards, set bit by set bit: the cells of a code all hold the same stack.
 void Game::observation(const State& s, int o, float* out) const {
+  static constexpr std::array<uint8_t, kNumCodes> kKindOfCode = {
+      kKBlue, kKYellow, kKGreen, kKBrownGreen, kKBrownBrownGreen, kKGray, kKGrayGray, kKGrayGrayGray,
+      kEmpty /* kB: by its bottom colour, below */, kKBrown, kKBrownBrown, kKRed};
   const int P = params_.players;
-  std::fill(out, out + observation_size(), 0.0f);
-  const Geometry& g = geometry();
+  const uint32_t all = geometry().all;
   float* w = out;
   for (int i = 0; i < P; ++i) {
     const PlayerState& p = s.players[(o + i) % P];
-    for (int x = 0; x < g.ncells; ++x) {
-      const KindStack& k = kKindStack[p.kind(x)];
-      for (int h = 0; h < k.height; ++h) w[19 * x + 6 * h + k.colours[h]] = 1.0f;
-      if ((p.cubes >> x) & 1u) w[19 * x + 18] = 1.0f;
-    }
+    // Cell x: one-hot colour of each stacked token (height h: entry 6h + colour), cube at 18.
+    auto stamp = [w](uint32_t cells, uint8_t kind) {
+      const KindStack& k = kKindStack[kind];
+      for (; cells; cells &= cells - 1) {
+        float* cell = w + 19 * std::countr_zero(cells);
+        for (int h = 0; h < k.height; ++h) cell[6 * h + k.colours[h]] = 1.0f;
+      }
+    };
+    for (int c = 0; c < kNumCodes; ++c)
+      if (c != kB) stamp(p.bb[c] & all, kKindOfCode[c]);
+    const uint32_t buildings = p.bb[kB] & all;
+    stamp(buildings & p.b_gray, kKGrayRed);
+    stamp(buildings & ~p.b_gray & p.b_brown, kKBrownRed);
+    stamp(buildings & ~p.b_gray & ~p.b_brown, kKRedRed);
+    for (uint32_t m = p.cubes & all; m; m &= m - 1) w[19 * std::countr_zero(m) + 18] = 1.0f;
     w += 25 * 19;
     for (int j = 0; j < p.held; ++j) {
       w[3 * (p.card[j] - 1)] = 1.0f;
