@@ -5,10 +5,12 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <array>
 #include <bit>
 #include <cstring>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -43,8 +45,9 @@ class VectorEnv {
     players_ = g.num_players();
     obs_size_ = g.observation_size();
     actions_size_ = g.num_distinct_actions();
-    words_per_slot_ = static_cast<size_t>(actions_size_ + 63) / 64;
-    legal_bits_.assign(static_cast<size_t>(n) * words_per_slot_, 0);
+    if (actions_size_ > G::kMaxActions)  // action ids index bitsets of kWords words
+      throw std::logic_error("num_distinct_actions() exceeds kMaxActions");
+    legal_bits_.assign(static_cast<size_t>(n) * kWords, 0);
     observations_ = py::array_t<float>({n, static_cast<int64_t>(obs_size_)});
     masks_ = py::array_t<uint8_t>({n, static_cast<int64_t>(actions_size_)});
     rewards_ = py::array_t<float>({n, static_cast<int64_t>(players_)});
@@ -162,7 +165,7 @@ class VectorEnv {
   }
 
   bool is_published_legal(int64_t i, Action a) const {
-    return (legal_bits_[static_cast<size_t>(i) * words_per_slot_ + (a >> 6)] >> (a & 63)) & 1u;
+    return (legal_bits_[static_cast<size_t>(i) * kWords + (a >> 6)] >> (a & 63)) & 1u;
   }
 
   // Whether `a` can be read as a plain T[] (native byte order, C-contiguous, aligned).
@@ -213,18 +216,17 @@ class VectorEnv {
       std::fill(obs, obs + obs_size_, 0.0f);  // games write the nonzero entries into a zeroed buffer
       g.observation(s, player >= 0 ? player : 0, obs);
     }
-    // The legal actions as a bitset (legal_bits_, kept for validating the next step), then the
-    // numpy mask written from it 8 bytes at a time, and the random action drawn from it.
-    uint64_t* bits = &legal_bits_[static_cast<size_t>(i) * words_per_slot_];
-    std::fill(bits, bits + words_per_slot_, uint64_t{0});
+    // The legal actions as a bitset (legal_bits_, kept for validating the next step); the random
+    // action is drawn from it and the numpy mask written from it.
+    std::array<uint64_t, kWords> bits{};
     Rng& rng = rngs_[static_cast<size_t>(i)];
     int32_t choice = -1;
     if (!g.is_terminal(s)) {
-      if constexpr (requires { g.legal_action_bits(s, bits); }) {
+      if constexpr (requires { g.legal_action_bits(s, bits.data()); }) {
         // The game writes the bitset itself; its actions are listed in ascending order, so the
         // j-th set bit is legal_actions()[j] (the same draw as below).
-        const int count = g.legal_action_bits(s, bits);
-        if (count > 0) choice = select_bit(bits, rng.uniform(static_cast<uint32_t>(count)));
+        const int count = g.legal_action_bits(s, bits.data());
+        if (count > 0) choice = select_bit(bits.data(), rng.uniform(static_cast<uint32_t>(count)));
       } else {
         ActionList<G::kMaxActions> legal;
         g.legal_actions(s, legal);
@@ -233,30 +235,47 @@ class VectorEnv {
       }
     }
     next_random_[static_cast<size_t>(i)] = choice;
-    write_mask(bits, b.masks + i * actions_size_);
+    std::memcpy(&legal_bits_[static_cast<size_t>(i) * kWords], bits.data(), sizeof bits);
+    write_mask(bits.data(), b.masks + i * actions_size_);
   }
 
   // Position of the j-th set bit of the bitset (j < its number of set bits).
-  int32_t select_bit(const uint64_t* bits, uint32_t j) const {
-    for (size_t w = 0;; ++w) {
-      const uint64_t word = bits[w];
-      const uint32_t lo = static_cast<uint32_t>(word), hi = static_cast<uint32_t>(word >> 32);
-      const uint32_t n_lo = static_cast<uint32_t>(bits::popcount32(lo));
-      if (j < n_lo) return static_cast<int32_t>(64 * w) + bits::select_bit32(lo, j);
-      j -= n_lo;
-      const uint32_t n_hi = static_cast<uint32_t>(bits::popcount32(hi));
-      if (j < n_hi) return static_cast<int32_t>(64 * w + 32) + bits::select_bit32(hi, j);
-      j -= n_hi;
+  static int32_t select_bit(const uint64_t* bits, uint32_t j) {
+    size_t w = 0;
+    if constexpr (kWords > 1) {
+      for (uint32_t n; j >= (n = static_cast<uint32_t>(bits::popcount64(bits[w]))); ++w) j -= n;
+    }
+    return static_cast<int32_t>(64 * w) + bits::select_bit64(bits[w], j);
+  }
+
+  // One byte (0/1) per action from the bitset, 8 bytes at a time from a table. Small action
+  // spaces: every byte, unrolled. Large ones: zeros, then only the nonzero bytes of the bitset
+  // (legal actions are few there and come in runs; measured faster than writing every byte).
+  void write_mask(const uint64_t* bits, uint8_t* mask) const {
+    if constexpr (G::kMaxActions <= 64) {
+      if (actions_size_ == G::kMaxActions)
+        expand_bits(bits[0], mask, G::kMaxActions);  // constant trip count
+      else
+        expand_bits(bits[0], mask, actions_size_);
+    } else {
+      std::memset(mask, 0, static_cast<size_t>(actions_size_));
+      for (size_t w = 0; w < kWords; ++w) {
+        for (uint64_t word = bits[w]; word;) {
+          const int shift = std::countr_zero(word) & ~7;
+          const int k = static_cast<int>(8 * w) + shift / 8;  // byte k of the bitset: actions 8k..8k+7
+          const size_t n = std::min<size_t>(8, static_cast<size_t>(actions_size_ - 8 * k));
+          std::memcpy(mask + 8 * k, &kByteMask.of[(word >> shift) & 0xFF], n);
+          word &= ~(uint64_t{0xFF} << shift);
+        }
+      }
     }
   }
 
-  // One byte (0/1) per action from the bitset: a table entry of 8 bytes per 8 actions.
-  void write_mask(const uint64_t* bits, uint8_t* mask) const {
-    auto byte = [bits](int k) { return (bits[k >> 3] >> (8 * (k & 7))) & 0xFF; };
-    const int whole = actions_size_ / 8;
-    for (int k = 0; k < whole; ++k) std::memcpy(mask + 8 * k, &kByteMask.of[byte(k)], 8);
-    if (const int rest = actions_size_ % 8)
-      std::memcpy(mask + 8 * whole, &kByteMask.of[byte(whole)], static_cast<size_t>(rest));
+  static void expand_bits(uint64_t bits, uint8_t* mask, int n) {
+    const int whole = n / 8;
+    for (int k = 0; k < whole; ++k) std::memcpy(mask + 8 * k, &kByteMask.of[(bits >> (8 * k)) & 0xFF], 8);
+    if (const int rest = n % 8)
+      std::memcpy(mask + 8 * whole, &kByteMask.of[(bits >> (8 * whole)) & 0xFF], static_cast<size_t>(rest));
   }
 
   // of[b]: 8 bytes in memory order, byte k = bit k of b.
@@ -283,8 +302,8 @@ class VectorEnv {
   std::vector<Action> actions_;  // the actions of the step being applied
   // The legal actions published for each slot, kept privately (the numpy mask is the user's to
   // overwrite): validating a step is a bit test instead of a legality check.
+  static constexpr size_t kWords = (G::kMaxActions + 63) / 64;
   std::vector<uint64_t> legal_bits_;
-  size_t words_per_slot_ = 0;
   int players_ = 0, obs_size_ = 0, actions_size_ = 0;
   py::array_t<float> observations_;
   py::array_t<uint8_t> masks_;
