@@ -259,15 +259,20 @@ class VectorEnv {
         expand_bits(bits[0], mask, actions_size_);
     } else {
       std::memset(mask, 0, static_cast<size_t>(actions_size_));
-      for (size_t w = 0; w < kWords; ++w) {
-        for (uint64_t word = bits[w]; word;) {
-          const int shift = std::countr_zero(word) & ~7;
-          const int k = static_cast<int>(8 * w) + shift / 8;  // byte k of the bitset: actions 8k..8k+7
-          const size_t n = std::min<size_t>(8, static_cast<size_t>(actions_size_ - 8 * k));
-          std::memcpy(mask + 8 * k, &kByteMask.of[(word >> shift) & 0xFF], n);
-          word &= ~(uint64_t{0xFF} << shift);
-        }
-      }
+      const int whole = actions_size_ / 8;  // bytes of the bitset that map to 8 mask bytes
+      auto put = [&](int k) {
+        const uint64_t byte = (bits[k >> 3] >> (8 * (k & 7))) & 0xFF;
+        if (k < whole)
+          std::memcpy(mask + 8 * k, &kByteMask.of[byte], 8);
+        else
+          std::memcpy(mask + 8 * k, &kByteMask.of[byte], static_cast<size_t>(actions_size_ % 8));
+      };
+      const int whole_words = whole / 8;
+      for (int w = 0; w < whole_words; ++w)
+        if (bits[w])
+          for (int k = 8 * w; k < 8 * w + 8; ++k) std::memcpy(mask + 8 * k, &kByteMask.of[(bits[w] >> (8 * (k & 7))) & 0xFF], 8);
+      for (int k = 8 * whole_words; 8 * k < actions_size_; ++k)
+        if ((bits[k >> 3] >> (8 * (k & 7))) & 0xFF) put(k);
     }
   }
 
