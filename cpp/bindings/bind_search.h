@@ -232,6 +232,12 @@ class VectorEnv {
         g.legal_actions(s, legal);
         for (Action a : legal) bits[a >> 6] |= uint64_t{1} << (a & 63);
         if (!legal.empty()) choice = legal[static_cast<int>(rng.uniform(static_cast<uint32_t>(legal.size())))];
+        next_random_[static_cast<size_t>(i)] = choice;
+        std::memcpy(&legal_bits_[static_cast<size_t>(i) * kWords], bits.data(), sizeof bits);
+        uint8_t* mask = b.masks + i * actions_size_;  // from the list at hand: zeros, then a byte each
+        std::memset(mask, 0, static_cast<size_t>(actions_size_));
+        for (Action a : legal) mask[a] = 1;
+        return;
       }
     }
     next_random_[static_cast<size_t>(i)] = choice;
