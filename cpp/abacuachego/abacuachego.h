@@ -102,6 +102,13 @@ class Game {
     for (uint32_t mask = legal_mask(s); mask; mask &= mask - 1) out.push_back(std::countr_zero(mask));
   }
 
+  // The legal actions as a bitset (bit a of words[0]); returns how many.
+  int legal_action_bits(const State& s, uint64_t* words) const {
+    const uint32_t mask = legal_mask(s);
+    words[0] |= mask;
+    return bits::count24(mask);
+  }
+
   bool is_legal(const State& s, Action a) const {
     return !is_terminal(s) && a >= 0 && a < 2 * n_ && ((legal_mask(s) >> a) & 1u);
   }

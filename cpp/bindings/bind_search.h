@@ -5,11 +5,16 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <array>
+#include <bit>
+#include <cstring>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../common/bitboard.h"
 #include "../common/game_concept.h"
 #include "../common/mcts.h"
 #include "../common/thread_pool.h"
@@ -40,8 +45,9 @@ class VectorEnv {
     players_ = g.num_players();
     obs_size_ = g.observation_size();
     actions_size_ = g.num_distinct_actions();
-    words_per_slot_ = static_cast<size_t>(actions_size_ + 63) / 64;
-    legal_bits_.assign(static_cast<size_t>(n) * words_per_slot_, 0);
+    if (actions_size_ > G::kMaxActions)  // action ids index bitsets of kWords words
+      throw std::logic_error("num_distinct_actions() exceeds kMaxActions");
+    legal_bits_.assign(static_cast<size_t>(n) * kWords, 0);
     observations_ = py::array_t<float>({n, static_cast<int64_t>(obs_size_)});
     masks_ = py::array_t<uint8_t>({n, static_cast<int64_t>(actions_size_)});
     rewards_ = py::array_t<float>({n, static_cast<int64_t>(players_)});
@@ -77,37 +83,35 @@ class VectorEnv {
     if (given.ndim() != 1 || given.shape(0) != size())
       throw py::value_error("actions must be a 1-d array of " + std::to_string(size()) +
                             " ints, got shape " + shape_text(given));
-    auto actions = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(given);
-    if (!actions) throw py::error_already_set();
-    const int64_t* wide = actions.data();
+    // Read the actions into actions_ and check each against the published mask, before any is
+    // applied: an illegal action anywhere leaves every state unchanged. A bit test per slot is
+    // cheaper here than handing the check to the pool. int32 (what random_actions returns) and
+    // int64 arrays are read in place; other integer arrays are converted first.
+    actions_.resize(states_.size());
+    const int64_t first_illegal = [&] {
+      if (in_place<int32_t>(given)) return read_actions(static_cast<const int32_t*>(given.data()));
+      if (in_place<int64_t>(given)) return read_actions(static_cast<const int64_t*>(given.data()));
+      auto wide = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(given);
+      if (!wide) throw py::error_already_set();
+      return read_actions(wide.data());
+    }();
+    if (first_illegal >= 0) {
+      const size_t i = static_cast<size_t>(first_illegal);
+      ActionList<G::kMaxActions> legal;
+      if (!game_->is_terminal(states_[i])) game_->legal_actions(states_[i], legal);
+      std::ostringstream message;
+      message << "illegal action " << py::str(given[py::int_(first_illegal)]).cast<std::string>()
+              << " for state " << i << "; legal there: ";
+      for (int k = 0; k < legal.size(); ++k) message << (k ? ", " : "") << legal[k];
+      throw py::value_error(message.str());
+    }
     const G& g = *game_;
-    // Validate everything first (in parallel): an illegal action anywhere leaves every state
-    // unchanged.
-    std::vector<uint8_t> illegal(static_cast<size_t>(size()), 0);
-    {
-      py::gil_scoped_release release;
-      pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i)
-          illegal[static_cast<size_t>(i)] = wide[i] < 0 || wide[i] >= actions_size_ ||
-                                            !is_published_legal(i, static_cast<Action>(wide[i]));
-      }, kMinParallel);
-    }
-    for (int64_t i = 0; i < size(); ++i) {
-      if (illegal[static_cast<size_t>(i)]) {
-        ActionList<G::kMaxActions> legal;
-        g.legal_actions(states_[static_cast<size_t>(i)], legal);
-        std::ostringstream message;
-        message << "illegal action " << wide[i] << " for state " << i << "; legal there: ";
-        for (int k = 0; k < legal.size(); ++k) message << (k ? ", " : "") << legal[k];
-        throw py::value_error(message.str());
-      }
-    }
     Buffers b = buffers();
     py::gil_scoped_release release;
     pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         State& s = states_[static_cast<size_t>(i)];
-        g.apply_action(s, static_cast<Action>(wide[i]));
+        g.apply_action(s, actions_[static_cast<size_t>(i)]);
         resolve_chance(i);
         float* reward = b.rewards + i * players_;
         if (g.is_terminal(s)) {
@@ -161,7 +165,27 @@ class VectorEnv {
   }
 
   bool is_published_legal(int64_t i, Action a) const {
-    return (legal_bits_[static_cast<size_t>(i) * words_per_slot_ + (a >> 6)] >> (a & 63)) & 1u;
+    return (legal_bits_[static_cast<size_t>(i) * kWords + (a >> 6)] >> (a & 63)) & 1u;
+  }
+
+  // Whether `a` can be read as a plain T[] (native byte order, C-contiguous, aligned).
+  template <class T>
+  static bool in_place(const py::array& a) {
+    return py::isinstance<py::array_t<T, py::array::c_style>>(a) &&
+           reinterpret_cast<uintptr_t>(a.data()) % alignof(T) == 0;
+  }
+
+  // Copies the given actions into actions_; returns the first slot whose action is not legal
+  // there, or -1.
+  template <class T>
+  int64_t read_actions(const T* given) {
+    for (int64_t i = 0; i < size(); ++i) {
+      const T a = given[i];
+      if (a < 0 || a >= static_cast<T>(actions_size_) || !is_published_legal(i, static_cast<Action>(a)))
+        return i;
+      actions_[static_cast<size_t>(i)] = static_cast<Action>(a);
+    }
+    return -1;
   }
 
   void start_game(int64_t i) {
@@ -189,24 +213,94 @@ class VectorEnv {
     b.current_player[i] = player;
     if (observe_) {
       float* obs = b.observations + i * obs_size_;
-      std::fill(obs, obs + obs_size_, 0.0f);
+      std::fill(obs, obs + obs_size_, 0.0f);  // games write the nonzero entries into a zeroed buffer
       g.observation(s, player >= 0 ? player : 0, obs);
     }
-    uint8_t* mask = b.masks + i * actions_size_;
-    std::fill(mask, mask + actions_size_, uint8_t{0});
-    ActionList<G::kMaxActions> legal;
-    if (!g.is_terminal(s)) g.legal_actions(s, legal);
-    uint64_t* bits = &legal_bits_[static_cast<size_t>(i) * words_per_slot_];
-    std::fill(bits, bits + words_per_slot_, uint64_t{0});
-    for (Action a : legal) {
-      mask[a] = 1;
-      bits[a >> 6] |= uint64_t{1} << (a & 63);
+    // The legal actions as a bitset (legal_bits_, kept for validating the next step); the random
+    // action is drawn from it and the numpy mask written from it.
+    std::array<uint64_t, kWords> bits{};
+    Rng& rng = rngs_[static_cast<size_t>(i)];
+    int32_t choice = -1;
+    if (!g.is_terminal(s)) {
+      if constexpr (requires { g.legal_action_bits(s, bits.data()); }) {
+        // The game writes the bitset itself; its actions are listed in ascending order, so the
+        // j-th set bit is legal_actions()[j] (the same draw as below).
+        const int count = g.legal_action_bits(s, bits.data());
+        if (count > 0) choice = select_bit(bits.data(), rng.uniform(static_cast<uint32_t>(count)));
+      } else {
+        ActionList<G::kMaxActions> legal;
+        g.legal_actions(s, legal);
+        for (Action a : legal) bits[a >> 6] |= uint64_t{1} << (a & 63);
+        if (!legal.empty()) choice = legal[static_cast<int>(rng.uniform(static_cast<uint32_t>(legal.size())))];
+        next_random_[static_cast<size_t>(i)] = choice;
+        std::memcpy(&legal_bits_[static_cast<size_t>(i) * kWords], bits.data(), sizeof bits);
+        uint8_t* mask = b.masks + i * actions_size_;  // from the list at hand: zeros, then a byte each
+        std::memset(mask, 0, static_cast<size_t>(actions_size_));
+        for (Action a : legal) mask[a] = 1;
+        return;
+      }
     }
-    next_random_[static_cast<size_t>(i)] =
-        legal.empty() ? -1
-                      : legal[static_cast<int>(rngs_[static_cast<size_t>(i)].uniform(
-                            static_cast<uint32_t>(legal.size())))];
+    next_random_[static_cast<size_t>(i)] = choice;
+    std::memcpy(&legal_bits_[static_cast<size_t>(i) * kWords], bits.data(), sizeof bits);
+    write_mask(bits.data(), b.masks + i * actions_size_);
   }
+
+  // Position of the j-th set bit of the bitset (j < its number of set bits).
+  static int32_t select_bit(const uint64_t* bits, uint32_t j) {
+    size_t w = 0;
+    if constexpr (kWords > 1) {
+      for (uint32_t n; j >= (n = static_cast<uint32_t>(bits::popcount64(bits[w]))); ++w) j -= n;
+    }
+    return static_cast<int32_t>(64 * w) + bits::select_bit64(bits[w], j);
+  }
+
+  // One byte (0/1) per action from the bitset, 8 bytes at a time from a table. Small action
+  // spaces: every byte, unrolled. Large ones: zeros, then only the nonzero bytes of the bitset
+  // (legal actions are few there and come in runs; measured faster than writing every byte).
+  void write_mask(const uint64_t* bits, uint8_t* mask) const {
+    if constexpr (G::kMaxActions <= 64) {
+      if (actions_size_ == G::kMaxActions)
+        expand_bits(bits[0], mask, G::kMaxActions);  // constant trip count
+      else
+        expand_bits(bits[0], mask, actions_size_);
+    } else {
+      std::memset(mask, 0, static_cast<size_t>(actions_size_));
+      const int whole = actions_size_ / 8;  // bytes of the bitset that map to 8 mask bytes
+      auto put = [&](int k) {
+        const uint64_t byte = (bits[k >> 3] >> (8 * (k & 7))) & 0xFF;
+        if (k < whole)
+          std::memcpy(mask + 8 * k, &kByteMask.of[byte], 8);
+        else
+          std::memcpy(mask + 8 * k, &kByteMask.of[byte], static_cast<size_t>(actions_size_ % 8));
+      };
+      const int whole_words = whole / 8;
+      for (int w = 0; w < whole_words; ++w)
+        if (bits[w])
+          for (int k = 8 * w; k < 8 * w + 8; ++k) std::memcpy(mask + 8 * k, &kByteMask.of[(bits[w] >> (8 * (k & 7))) & 0xFF], 8);
+      for (int k = 8 * whole_words; 8 * k < actions_size_; ++k)
+        if ((bits[k >> 3] >> (8 * (k & 7))) & 0xFF) put(k);
+    }
+  }
+
+  static void expand_bits(uint64_t bits, uint8_t* mask, int n) {
+    const int whole = n / 8;
+    for (int k = 0; k < whole; ++k) std::memcpy(mask + 8 * k, &kByteMask.of[(bits >> (8 * k)) & 0xFF], 8);
+    if (const int rest = n % 8)
+      std::memcpy(mask + 8 * whole, &kByteMask.of[(bits >> (8 * whole)) & 0xFF], static_cast<size_t>(rest));
+  }
+
+  // of[b]: 8 bytes in memory order, byte k = bit k of b.
+  struct ByteMask {
+    uint64_t of[256];
+    constexpr ByteMask() : of{} {
+      for (int b = 0; b < 256; ++b)
+        for (int k = 0; k < 8; ++k) {
+          const int shift = std::endian::native == std::endian::little ? 8 * k : 8 * (7 - k);
+          if ((b >> k) & 1) of[b] |= uint64_t{1} << shift;
+        }
+    }
+  };
+  static constexpr ByteMask kByteMask{};
 
   std::shared_ptr<const G> game_;
   uint64_t seed_;
@@ -216,10 +310,11 @@ class VectorEnv {
   std::vector<uint64_t> episodes_;
   std::vector<Rng> rngs_;
   std::vector<int32_t> next_random_;
+  std::vector<Action> actions_;  // the actions of the step being applied
   // The legal actions published for each slot, kept privately (the numpy mask is the user's to
   // overwrite): validating a step is a bit test instead of a legality check.
+  static constexpr size_t kWords = (G::kMaxActions + 63) / 64;
   std::vector<uint64_t> legal_bits_;
-  size_t words_per_slot_ = 0;
   int players_ = 0, obs_size_ = 0, actions_size_ = 0;
   py::array_t<float> observations_;
   py::array_t<uint8_t> masks_;

@@ -72,6 +72,30 @@ constexpr int select_bit32(uint32_t mask, uint32_t j) {
   return 32;  // j out of range: a caller's bug, kept well defined
 }
 
+// Set bits of each byte of v, in that byte (SWAR).
+constexpr uint64_t byte_counts64(uint64_t v) {
+  v = v - ((v >> 1) & 0x5555555555555555ull);
+  v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+  return (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+}
+
+// Set bits of a 64-bit mask, without the POPCNT instruction.
+constexpr int popcount64(uint64_t v) {
+  return static_cast<int>((byte_counts64(v) * 0x0101010101010101ull) >> 56);
+}
+
+// Position of the j-th (from 0) set bit of a 64-bit mask, j < popcount64(mask), without a
+// branch (broadword select): byte k of `below` counts the set bits of bytes 0..k; the bytes
+// counting at most j bits precede the byte holding the bit, then that byte's table entry.
+constexpr int select_bit64(uint64_t mask, uint32_t j) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  const uint64_t below = byte_counts64(mask) * kOnes;  // every byte <= 64: no carries
+  const uint64_t at_most_j = ((j * kOnes | kHigh) - below) & kHigh;
+  const int byte = static_cast<int>(((at_most_j >> 7) * kOnes) >> 56);
+  const uint32_t before = static_cast<uint32_t>(((below << 8) >> (8 * byte)) & 0xFF);
+  return 8 * byte + kByteTables.select[(mask >> (8 * byte)) & 0xFF][(j - before) & 7];
+}
+
 // Bits 0..11 of `even` go to bits 0,2,..,22 and those of `odd` to 1,3,..,23.
 constexpr uint32_t interleave12(uint32_t even, uint32_t odd) {
   auto spread = [](uint32_t x) {

@@ -35,8 +35,13 @@ concept GameEngine = requires(const G& game, const typename G::State& state,
   game.chance_outcomes(state, outcomes);
   game.apply_action(mutable_state, action);
   game.returns(state, returns);
-  game.observation(state, player, observation);
+  game.observation(state, player, observation);  // into observation_size() zeros (callers zero)
 };
+// Optional faster paths a game may add, used when present:
+//  - `Action sample_legal_action(state, rng)`: legal_actions()[rng.uniform(size)], unlisted;
+//  - `int legal_action_bits(state, uint64_t* words)`: ORs bit a of words[a / 64] for each legal
+//    action into (kMaxActions + 63) / 64 zeroed words and returns how many; legal_actions must list
+//    them in ascending order (VectorGame draws the j-th set bit for legal_actions()[j]).
 
 // One action drawn uniformly from the legal ones, or a chance outcome by its probability.
 template <GameEngine G>

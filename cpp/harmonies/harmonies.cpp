@@ -954,17 +954,57 @@ void Game::returns(const State& s, double* out) const {
 
 // ------------------------------------------------------------------------------ observation
 
+// `out` comes zeroed (every caller zeroes it): only the nonzero entries are written. A board is
+// written from its bitboards with no branch per token or code: the stack kind of every cell
+// (4 bits) is sliced into 4 bitboards, and each occupied cell stores its kind's 3 stack entries
+// and its cube entry.
+namespace {
+// Per kind: the cell entries of its tokens (height h: 6h + colour) with value 1; a kind of
+// height < 3 stores 0 into entry 18 (the cube entry, written last) for the heights it lacks.
+struct CellWrites {
+  std::array<uint8_t, 3> entry;
+  std::array<float, 3> value;
+};
+constexpr std::array<CellWrites, kNumKinds> kCellWrites = [] {
+  std::array<CellWrites, kNumKinds> t{};
+  for (int k = 0; k < kNumKinds; ++k)
+    for (int h = 0; h < 3; ++h) {
+      const bool has = h < kKindStack[k].height;
+      t[k].entry[h] = static_cast<uint8_t>(has ? 6 * h + kKindStack[k].colours[h] : 18);
+      t[k].value[h] = has ? 1.0f : 0.0f;
+    }
+  return t;
+}();
+static_assert(kNumKinds <= 16, "a kind fits in 4 bits");
+}  // namespace
+
 void Game::observation(const State& s, int o, float* out) const {
+  static constexpr std::array<uint8_t, kNumCodes> kKindOfCode = {
+      kKBlue, kKYellow, kKGreen, kKBrownGreen, kKBrownBrownGreen, kKGray, kKGrayGray, kKGrayGrayGray,
+      kEmpty /* kB: by its bottom colour, below */, kKBrown, kKBrownBrown, kKRed};
   const int P = params_.players;
-  std::fill(out, out + observation_size(), 0.0f);
-  const Geometry& g = geometry();
   float* w = out;
   for (int i = 0; i < P; ++i) {
     const PlayerState& p = s.players[(o + i) % P];
-    for (int x = 0; x < g.ncells; ++x) {
-      const KindStack& k = kKindStack[p.kind(x)];
-      for (int h = 0; h < k.height; ++h) w[19 * x + 6 * h + k.colours[h]] = 1.0f;
-      if ((p.cubes >> x) & 1u) w[19 * x + 18] = 1.0f;
+    std::array<uint32_t, 4> plane{};  // bit b of each cell's kind
+    auto add = [&plane](uint32_t cells, int kind) {
+      for (int b = 0; b < 4; ++b) plane[b] |= cells & (0u - ((kind >> b) & 1u));
+    };
+    for (int c = 0; c < kNumCodes; ++c)
+      if (c != kB) add(p.bb[c], kKindOfCode[c]);
+    add(p.bb[kB] & p.b_gray, kKGrayRed);
+    add(p.bb[kB] & ~p.b_gray & p.b_brown, kKBrownRed);
+    add(p.bb[kB] & ~p.b_gray & ~p.b_brown, kKRedRed);
+    for (uint32_t m = plane[0] | plane[1] | plane[2] | plane[3] | p.cubes; m; m &= m - 1) {
+      const int x = std::countr_zero(m);
+      const int kind = ((plane[0] >> x) & 1) | (((plane[1] >> x) & 1) << 1) | (((plane[2] >> x) & 1) << 2) |
+                       (((plane[3] >> x) & 1) << 3);
+      const CellWrites cw = kCellWrites[kind];
+      float* cell = w + 19 * x;
+      cell[cw.entry[0]] = cw.value[0];
+      cell[cw.entry[1]] = cw.value[1];
+      cell[cw.entry[2]] = cw.value[2];
+      cell[18] = static_cast<float>((p.cubes >> x) & 1u);
     }
     w += 25 * 19;
     for (int j = 0; j < p.held; ++j) {

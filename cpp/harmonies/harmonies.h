@@ -421,6 +421,25 @@ class Game {
     if (pick(m.discard, m.discard_count, kDiscard, a)) return a;
     return kEnd;
   }
+  // The legal actions as a bitset (bit a of words[a / 64]) ORed into `words` (5 words, zeroed by
+  // the caller); returns how many. Ascending order is action order, as in legal_actions.
+  int legal_action_bits(const State& s, uint64_t* words) const {
+    LegalMasks m;
+    legal_masks(s, m);
+    auto put = [words](uint32_t mask, int base) {
+      const int k = base >> 6, shift = base & 63;
+      words[k] |= uint64_t{mask} << shift;
+      if (shift > 32) words[k + 1] |= uint64_t{mask} >> (64 - shift);  // masks are < 2^25
+    };
+    put(m.take, kTake);
+    for (int c = 0; c < kColours; ++c) put(m.place[c], kPlace + 25 * c);
+    put(m.card, kCard);
+    for (int k = 0; k < kMaxHeld; ++k) put(m.cube[k], kCube + 25 * k);
+    put(m.spirit, kSpirit);
+    put(m.discard, kDiscard);
+    put(m.end, kEnd);
+    return m.count;
+  }
   bool is_legal(const State& s, Action a) const;
   template <class List>
   void chance_outcomes(const State& s, List& out) const;
