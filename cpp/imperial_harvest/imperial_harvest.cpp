@@ -999,9 +999,9 @@ void Game::returns(const State& s, double* out) const {
   out[1] = -out[0];
 }
 
-// Zeroed once; then only the nonzero entries are written, planes by walking bitsets.
+// `out` arrives zeroed (game_concept.h); only the nonzero entries are written, planes by walking
+// bitsets.
 void Game::observation(const State& s, int player, float* out) const {
-  std::fill(out, out + kObservationSize, 0.0f);
   const int me = player, them = 1 - player;
   auto set_plane = [&](int p, const Bits128& bits) {
     float* plane = out + p * kCells;

@@ -2407,6 +2407,8 @@ def _state_from_dict(game, d):
         return value
 
     def exact_keys(value, what, required, optional):
+        # Part-2 keys are required too: a dict is this version's, whole (the engine reads alike).
+        required, optional = list(required) + list(optional), []
         if not isinstance(value, dict):
             fail(f"{what} must be a dict, got {value!r}")
         keys = set(value)
