@@ -239,8 +239,12 @@ def main(argv=None) -> int:
         data = json.loads(args.json.read_text())
         source = f"from {args.json}"
     else:
+        # numpy's OpenBLAS keeps an idle worker thread spinning in every process that imports it; on
+        # a 2-core machine it takes a core from 2-thread measurements. meeple uses no BLAS, so the
+        # benchmark processes run with one BLAS thread (unless the caller set it).
+        blas = {k: os.environ.get(k, "1") for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
         data, notes = run_groups(args.pytest_args, {"MEEPLE_BENCH_TARGET": str(target),
-                                                    "MEEPLE_BENCH_ROUNDS": str(rounds)})
+                                                    "MEEPLE_BENCH_ROUNDS": str(rounds), **blas})
         data.setdefault("machine_info", {}).setdefault("meeple", {})["load at end"] = \
             mbench.machine_info()["load"].removeprefix("load average ")
         if args.save:

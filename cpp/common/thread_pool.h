@@ -1,28 +1,43 @@
 // A small persistent pool for `parallel_for` over index ranges: batched stepping calls it once per
-// step, so the workers must stay alive between calls (starting threads costs more than a step).
+// step (tens of microseconds of work), so the workers stay alive between calls, and two costs that
+// would eat the gain of a second thread are avoided:
+//  - a worker that wakes late (a sleeping thread takes tens of microseconds to wake, more on a busy
+//    machine) must not leave the caller idle: the range is cut into blocks that every thread takes
+//    from a shared counter, so the caller simply does more blocks while a worker is waking;
+//  - between calls a worker spins briefly (with a pause) before it sleeps, so back-to-back steps
+//    find it awake; the caller also spins briefly before sleeping on the last block.
+// Which thread runs which block never matters to callers: each index owns its own state and RNG.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
+#include <immintrin.h>
+#define MEEPLE_CPU_PAUSE() _mm_pause()
+#else
+#define MEEPLE_CPU_PAUSE() std::this_thread::yield()
+#endif
 
 namespace meeple {
 
 class ThreadPool {
  public:
   explicit ThreadPool(int threads) : threads_(std::max(1, threads)) {
-    for (int t = 1; t < threads_; ++t) workers_.emplace_back([this, t] { work(t); });
+    for (int t = 1; t < threads_; ++t) workers_.emplace_back([this] { work(); });
   }
   ~ThreadPool() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stop_ = true;
-      ++generation_;
+      generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     for (std::thread& w : workers_) w.join();
@@ -32,8 +47,9 @@ class ThreadPool {
 
   int threads() const { return threads_; }
 
-  // Calls body(begin, end) on `threads` contiguous chunks of [0, n); returns when all are done.
-  // Below `min_parallel` items it runs inline: waking a worker costs more than a small batch.
+  // Calls body(begin, end) on contiguous blocks covering [0, n), spread over the threads; returns
+  // when all are done. Below `min_parallel` items it runs inline: a batch that small costs less
+  // than the hand-off.
   void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& body,
                     int64_t min_parallel = 2) {
     if (threads_ == 1 || n < std::max<int64_t>(2, min_parallel)) {
@@ -44,38 +60,53 @@ class ThreadPool {
       std::lock_guard<std::mutex> lock(mutex_);
       body_ = &body;
       n_ = n;
-      pending_ = threads_ - 1;
-      ++generation_;
+      block_ = std::max<int64_t>(1, n / (8 * threads_));  // 8 blocks per thread: fine enough to rebalance
+      next_.store(0, std::memory_order_relaxed);
+      busy_.store(threads_ - 1, std::memory_order_relaxed);
+      generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
-    run_chunk(0);
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return pending_ == 0; });
-    body_ = nullptr;
+    run_blocks();
+    // Wait for the workers still inside a block: spin a little (they are usually about to finish),
+    // then sleep.
+    for (int spin = 0; spin < kSpins && busy_.load(std::memory_order_acquire) != 0; ++spin) MEEPLE_CPU_PAUSE();
+    if (busy_.load(std::memory_order_acquire) != 0) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [this] { return busy_.load(std::memory_order_acquire) == 0; });
+    }
   }
 
  private:
-  void run_chunk(int t) {
-    const int64_t chunk = (n_ + threads_ - 1) / threads_;
-    const int64_t begin = std::min<int64_t>(n_, t * chunk), end = std::min<int64_t>(n_, begin + chunk);
-    if (begin < end) (*body_)(begin, end);
+  static constexpr int kSpins = 20000;  // roughly 50-200 µs of pause instructions
+
+  void run_blocks() {
+    for (;;) {
+      const int64_t begin = next_.fetch_add(block_, std::memory_order_relaxed);
+      if (begin >= n_) return;
+      (*body_)(begin, std::min(n_, begin + block_));
+    }
   }
 
-  void work(int t) {
+  void work() {
     uint64_t seen = 0;
     for (;;) {
+      // A new call soon after the last one finds this thread spinning, not asleep.
+      uint64_t now = generation_.load(std::memory_order_acquire);
+      for (int spin = 0; spin < kSpins && now == seen; ++spin) {
+        MEEPLE_CPU_PAUSE();
+        now = generation_.load(std::memory_order_acquire);
+      }
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
+        wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+        seen = generation_.load(std::memory_order_acquire);
         if (stop_) return;
       }
-      run_chunk(t);
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        --pending_;
+      run_blocks();
+      if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(mutex_);  // pairs with the caller's predicate check
+        done_.notify_one();
       }
-      done_.notify_one();
     }
   }
 
@@ -84,9 +115,10 @@ class ThreadPool {
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   const std::function<void(int64_t, int64_t)>* body_ = nullptr;
-  int64_t n_ = 0;
-  int pending_ = 0;
-  uint64_t generation_ = 0;
+  int64_t n_ = 0, block_ = 1;
+  std::atomic<int64_t> next_{0};
+  std::atomic<int> busy_{0};
+  std::atomic<uint64_t> generation_{0};
   bool stop_ = false;
 };
 
