@@ -747,3 +747,36 @@ def test_ties_break_on_animal_cubes():
     assert totals == [3, 4, 3] and cubes == [1, 0, 0]
     # player 1 beats both; player 0 beats player 2 on cubes
     assert list(state.returns()) == [0.0, 1.0, -1.0]
+
+
+@pytest.mark.parametrize("players", [1, 2])
+def test_a_draw_with_empty_central_spaces_is_refused(players):
+    """Found by the state-dict fuzzer: at a card draw (a chance node with no central space to refill)
+    the central spaces are settled, so at most the space taken this turn is empty. A dict with more
+    empty spaces used to be accepted by both implementations and led to a turn with no legal action."""
+    import meeple.reference
+
+    params = {"players": players, "chance": "explicit"}
+    game, reference = meeple.load("harmonies", **params), meeple.reference.load("harmonies", **params)
+    rng = random.Random(3)
+    for seed in range(50):
+        state = game.new_initial_state(seed=seed)
+        while not state.is_terminal():
+            d = state.to_dict()
+            if state.is_chance_node() and d["pending"]["slots"] and not d["pending"]["spaces"] and d["took_tokens"]:
+                game.state_from_dict(d)  # the real state is fine
+                for space in d["central"]:  # back into the pouch: tokens stay conserved
+                    for colour in space:
+                        d["pouch"][colour] += 1
+                d["central"] = [[] for _ in d["central"]]
+                for impl in (game, reference):
+                    with pytest.raises(ValueError, match="empty central space"):
+                        impl.state_from_dict(d)
+                return
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(int(outcomes[rng.randrange(len(outcomes))][0]))
+            else:
+                legal = state.legal_actions()
+                state.apply_action(int(legal[rng.randrange(len(legal))]))
+    pytest.fail("no card draw after taking tokens in 50 games")

@@ -1413,16 +1413,24 @@ std::string Game::check_consistency(const State& s) const {
     if (!last_draws && unpending_empty_slots && deck > popcount32(s.pending_slots))
       return "an empty display slot is not pending while the deck has cards";
   }
-  if (!s.over && !has_pending(s)) {
-    if (deck && empty_slots > (s.took_card ? 1 : 0)) return "empty display slots while the deck has cards";
+  if (!s.over && !s.pending_spaces) {
     int empty_spaces = 0;
     for (int sp = 0; sp < spaces_; ++sp) {
       int n = 0;
       for (int c = 0; c < kColours; ++c) n += s.central[sp][c];
       empty_spaces += n == 0;
     }
-    if ((P == 1 || pouch >= 3) ? empty_spaces != (s.took_tokens ? 1 : 0) : (s.took_tokens && empty_spaces == 0))
-      return std::to_string(empty_spaces) + " empty central spaces do not fit took_tokens";
+    if (!has_pending(s)) {
+      if ((P == 1 || pouch >= 3) ? empty_spaces != (s.took_tokens ? 1 : 0) : (s.took_tokens && empty_spaces == 0))
+        return std::to_string(empty_spaces) + " empty central spaces do not fit took_tokens";
+    } else if ((P == 1 || pouch >= 3) && empty_spaces > (s.took_tokens ? 1 : 0)) {
+      // A card or spirit draw: the central spaces are settled; the space taken this turn may be
+      // refilled already (the draw follows an `end`), never more than it are empty.
+      return std::to_string(empty_spaces) + " empty central spaces at a draw do not fit took_tokens";
+    }
+  }
+  if (!s.over && !has_pending(s)) {
+    if (deck && empty_slots > (s.took_card ? 1 : 0)) return "empty display slots while the deck has cards";
     ActionList<kMaxActions> actions;
     legal_actions(s, actions);
     if (actions.empty()) return "the player to move has no legal action";
