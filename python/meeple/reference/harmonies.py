@@ -1247,7 +1247,7 @@ def _state_from_dict(game, d):
         fail(f"current_player must be one of 0..{num_players - 1}, {CHANCE} or {TERMINAL}, "
              f"got {d['current_player']!r}")
     state._player = current
-    state._moves = integer(d["move_number"], "move_number", 0)
+    state._moves = integer(d["move_number"], "move_number", 0, 65535)  # as the engine stores it
     rng = d["rng"]
     if not isinstance(rng, str) or re.fullmatch(r"0x[0-9a-fA-F]{1,16}", rng) is None:
         fail(f"rng must be a string '0x' + at most 16 hex digits, got {rng!r}")
