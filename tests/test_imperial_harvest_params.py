@@ -7,14 +7,10 @@ from __future__ import annotations
 import json
 import pickle
 
-import pytest
-
 import meeple
+import pytest
 from meeple._registry import parse_game_string
 from meeple.imperial_harvest import Board, data
-
-PART2 = meeple.load("imperial_harvest").num_distinct_actions() == 491
-needs_engine = pytest.mark.skipif(not PART2, reason="the C++ engine has no part 2 yet")
 
 CUSTOM = "monk,regent,imperial_bard/barbarian,hound,nymph"
 
@@ -76,7 +72,6 @@ def test_character_table_problems_are_named(tmp_path):
         meeple.load("imperial_harvest", characters=[1, 2])
 
 
-@needs_engine
 def test_parameters_report_every_public_parameter():
     game = meeple.load("imperial_harvest", teams=CUSTOM.upper(), sides="basic/advanced")
     assert game.parameters() == {"board": "standard", "board_seed": None, "sides": "basic/advanced",
@@ -84,7 +79,6 @@ def test_parameters_report_every_public_parameter():
     assert meeple.load("imperial_harvest", sides="advanced/advanced").parameters()["sides"] == "advanced"
 
 
-@needs_engine
 def test_custom_teams_play_in_slot_order():
     state = meeple.load("imperial_harvest", teams=CUSTOM).new_initial_state()
     ids = [c["id"] for c in state.to_dict()["characters"]]
@@ -92,7 +86,6 @@ def test_custom_teams_play_in_slot_order():
     assert state.to_dict()["regent_vp"] == [3, 0]
 
 
-@needs_engine
 def test_random_board_comes_from_board_seed():
     a = meeple.load("imperial_harvest", board="random", board_seed=11)
     b = meeple.load("imperial_harvest", board="random", board_seed=11)
@@ -104,11 +97,10 @@ def test_random_board_comes_from_board_seed():
     assert hedges != c.new_initial_state().to_dict()["hedges"]
     # The engine builds the same hedges from the tiles as the Python Board does.
     expected = Board.random(11).to_dict()["hedges"]
-    assert sorted(map(list, map(lambda e: [list(e[0]), list(e[1])], expected))) == hedges
+    assert sorted([list(e[0]), list(e[1])] for e in expected) == hedges
     assert a.new_initial_state().to_dict()["tiles"] == {k: list(v) for k, v in Board.random(11).to_dict()["tiles"].items()}
 
 
-@needs_engine
 def test_random_board_per_game_from_the_game_seed():
     """D37: board="random" without board_seed: every new_initial_state(seed) has its own board, the
     one Board.random(seed) draws, in the engine (C++) and the reference alike; VectorGame resets get
@@ -133,7 +125,6 @@ def test_random_board_per_game_from_the_game_seed():
     assert len({str(vector.state(i).to_dict()["tiles"]) for i in range(4)}) == 4
 
 
-@needs_engine
 def test_user_table_in_a_file_is_read_and_kept(tmp_path):
     table = data("characters")
     for card in table["characters"]:
@@ -151,7 +142,6 @@ def test_user_table_in_a_file_is_read_and_kept(tmp_path):
     assert pickle.loads(pickle.dumps(state)) == state
 
 
-@needs_engine
 @pytest.mark.parametrize("params", [
     {"teams": "draft"}, {"setup": "interactive"}, {"teams": "draft", "setup": "interactive", "board": "random",
                                                    "board_seed": 3}])

@@ -13,11 +13,8 @@ Standard board cells used: the central island x, y in 3..6 (no hydra next to it)
 2,7, the Imperial character camp 8..9 x 0..1, the Raiders' 8..9 x 8..9.
 """
 import copy
-import importlib
-import importlib.util
 import json
 import pathlib
-import sys
 
 import pytest
 
@@ -46,72 +43,22 @@ def bonus_ap(ident):
 
 
 # ---------------------------------------------------------------------------- loading
-
-def _reference_load():
-    try:
-        from meeple.reference import load
-    except Exception:  # noqa: BLE001 - the reference package stands alone
-        path = ROOT / "python/meeple/reference/__init__.py"
-        spec = importlib.util.spec_from_file_location(
-            "meeple_reference_standalone", path, submodule_search_locations=[str(path.parent)])
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-        load = module.load
-    return load
-
-
-def _engine_has_part2():
-    try:
-        import meeple
-        return meeple.load("imperial_harvest").num_distinct_actions() == 491
-    except Exception:  # noqa: BLE001 - not built or no part 2 yet
-        return False
-
-
-def make_game(impl, **params):
-    if impl == "reference":
-        return _reference_load()("imperial_harvest", **params)
-    from meeple import load
-    return load("imperial_harvest", **params)
+# The loaders and the plain-dict helpers are the part-1 rule tests' (one place for both files).
+from test_imperial_harvest_rules import (
+    default_activation,
+    dict_of,
+    hedge_set,
+    ints,
+    legal,
+    make_game,
+    plain,
+)
+from test_imperial_harvest_rules import play as do
 
 
 @pytest.fixture(params=IMPLS)
 def impl(request):
-    if request.param == "engine" and not _engine_has_part2():
-        pytest.skip("the C++ engine has no Imperial Harvest part 2 yet "
-                    "(num_distinct_actions() != 491)")
     return request.param
-
-
-def plain(value):
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if hasattr(value, "item"):
-        value = value.item()
-    return int(value) if float(value).is_integer() else float(value)
-
-
-def ints(values):
-    return [int(v) for v in values]
-
-
-def legal(state):
-    return {state.action_to_string(a) for a in ints(state.legal_actions())}
-
-
-def do(state, *texts):
-    for text in texts:
-        state.apply_action(state.string_to_action(text))
-    return state
-
-
-def dict_of(state):
-    return plain(state.to_dict())
 
 
 # Team sets (custom `teams`); token numbers per set.
@@ -122,15 +69,6 @@ SET_D = "basilisk,monk,regent/skin_changer,hound,nymph"           # 0 basilisk 3
 SET_E = "minotaur,monk,regent/hound,basilisk,nymph"               # 0 minotaur 3 hound 4 basilisk
 SET_F = "basilisk,monk,regent/imperial_guardian,hound,nymph"      # 3 guardian
 SET_G = "ranger,monk,regent/barbarian,hound,nymph"                # 0 ranger 3 barbarian
-
-
-def default_activation():
-    return {"ap": 0, "face_used": False, "grapple_used": False, "pounce_used": False,
-            "throw_used": False, "charm_used": False, "compulsions": 0, "compel_target": None,
-            "ballad": [], "war_cry": [], "bonus": False, "slither_used": False,
-            "charge_used": False, "charged": False, "lure_used": False, "command_used": False,
-            "sentry_used": False, "sprint_used": False, "retriever_used": False, "free_moves": 0,
-            "gaze": [], "puppet": None}
 
 
 def base(impl, teams, hedges=False, **params):
@@ -196,10 +134,6 @@ def tile_hedges(tiles):
                 a, b = sorted([(ax, ay), (bx, by)], key=lambda c: (c[1], c[0]))
                 out.add((a, b))
     return out
-
-
-def hedge_set(d):
-    return {(tuple(a), tuple(b)) for a, b in d["hedges"]}
 
 
 # ============================================================================ parameters
