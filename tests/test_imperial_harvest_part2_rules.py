@@ -1303,6 +1303,19 @@ def test_d52_conservation_checks(impl):
     game.state_from_dict(full)
 
 
+@pytest.mark.parametrize("where, key", [(None, "setup_step"), (None, "sentries"), (None, "tiles"),
+                                        ("characters", "wolf_form"), ("activation", "free_moves")])
+def test_d52_every_state_dict_key_is_required(impl, where, key):
+    """D52: a dict lacking a part-2 key (a part-1 dict, say) is refused, not completed with defaults."""
+    game = make_game(impl)
+    d = dict_of(game.new_initial_state())
+    game.state_from_dict(copy.deepcopy(d))
+    holder = d if where is None else d[where][0] if where == "characters" else d[where]
+    del holder[key]
+    with pytest.raises(ValueError):
+        game.state_from_dict(d)
+
+
 # ============================================================================ gaps
 
 def test_tower_shield_blocks_lure_and_charm_not_vent_command_bite(impl):
