@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../common/bitboard.h"
+#include "../common/byte_mask.h"
 #include "../common/game_concept.h"
 #include "../common/mcts.h"
 #include "../common/thread_pool.h"
@@ -222,22 +223,13 @@ class VectorEnv {
     Rng& rng = rngs_[static_cast<size_t>(i)];
     int32_t choice = -1;
     if (!g.is_terminal(s)) {
-      if constexpr (requires { g.legal_action_bits(s, bits.data()); }) {
-        // The game writes the bitset itself; its actions are listed in ascending order, so the
-        // j-th set bit is legal_actions()[j] (the same draw as below).
-        const int count = g.legal_action_bits(s, bits.data());
-        if (count > 0) choice = select_bit(bits.data(), rng.uniform(static_cast<uint32_t>(count)));
+      if constexpr (requires { g.sample_and_mark_legal(s, bits.data(), rng); }) {
+        choice = g.sample_and_mark_legal(s, bits.data(), rng);
       } else {
         ActionList<G::kMaxActions> legal;
         g.legal_actions(s, legal);
-        for (Action a : legal) bits[a >> 6] |= uint64_t{1} << (a & 63);
+        set_bits(legal, bits.data());
         if (!legal.empty()) choice = legal[static_cast<int>(rng.uniform(static_cast<uint32_t>(legal.size())))];
-        next_random_[static_cast<size_t>(i)] = choice;
-        std::memcpy(&legal_bits_[static_cast<size_t>(i) * kWords], bits.data(), sizeof bits);
-        uint8_t* mask = b.masks + i * actions_size_;  // from the list at hand: zeros, then a byte each
-        std::memset(mask, 0, static_cast<size_t>(actions_size_));
-        for (Action a : legal) mask[a] = 1;
-        return;
       }
     }
     next_random_[static_cast<size_t>(i)] = choice;
@@ -245,66 +237,41 @@ class VectorEnv {
     write_mask(bits.data(), b.masks + i * actions_size_);
   }
 
-  // Position of the j-th set bit of the bitset (j < its number of set bits).
-  static int32_t select_bit(const uint64_t* bits, uint32_t j) {
-    size_t w = 0;
-    if constexpr (kWords > 1) {
-      for (uint32_t n; j >= (n = static_cast<uint32_t>(bits::popcount64(bits[w]))); ++w) j -= n;
+  // ORs the listed actions into the bitset. Games list actions in ascending order, so each word
+  // is gathered in a register and stored once (a read-modify-write of memory per action would
+  // chain every action on the one before through store forwarding).
+  static void set_bits(const ActionList<G::kMaxActions>& legal, uint64_t* bits) {
+    if (legal.empty()) return;
+    int word = legal[0] >> 6;
+    uint64_t gathered = 0;
+    for (Action a : legal) {
+      if ((a >> 6) != word) {
+        bits[word] |= gathered;
+        gathered = 0;
+        word = a >> 6;
+      }
+      gathered |= uint64_t{1} << (a & 63);
     }
-    return static_cast<int32_t>(64 * w) + bits::select_bit64(bits[w], j);
+    bits[word] |= gathered;
   }
 
-  // One byte (0/1) per action from the bitset, 8 bytes at a time from a table. Small action
-  // spaces: every byte, unrolled. Large ones: zeros, then only the nonzero bytes of the bitset
-  // (legal actions are few there and come in runs; measured faster than writing every byte).
+  // One byte (0/1) per action from the bitset. Small action spaces: a word from a table, with
+  // a constant trip count; larger ones: the widest writer this CPU has (byte_mask.h).
   void write_mask(const uint64_t* bits, uint8_t* mask) const {
     if constexpr (G::kMaxActions <= 64) {
       if (actions_size_ == G::kMaxActions)
-        expand_bits(bits[0], mask, G::kMaxActions);  // constant trip count
+        byte_mask::expand_word(bits[0], mask, G::kMaxActions);
       else
-        expand_bits(bits[0], mask, actions_size_);
+        byte_mask::expand_word(bits[0], mask, actions_size_);
     } else {
-      std::memset(mask, 0, static_cast<size_t>(actions_size_));
-      const int whole = actions_size_ / 8;  // bytes of the bitset that map to 8 mask bytes
-      auto put = [&](int k) {
-        const uint64_t byte = (bits[k >> 3] >> (8 * (k & 7))) & 0xFF;
-        if (k < whole)
-          std::memcpy(mask + 8 * k, &kByteMask.of[byte], 8);
-        else
-          std::memcpy(mask + 8 * k, &kByteMask.of[byte], static_cast<size_t>(actions_size_ % 8));
-      };
-      const int whole_words = whole / 8;
-      for (int w = 0; w < whole_words; ++w)
-        if (bits[w])
-          for (int k = 8 * w; k < 8 * w + 8; ++k) std::memcpy(mask + 8 * k, &kByteMask.of[(bits[w] >> (8 * (k & 7))) & 0xFF], 8);
-      for (int k = 8 * whole_words; 8 * k < actions_size_; ++k)
-        if ((bits[k >> 3] >> (8 * (k & 7))) & 0xFF) put(k);
+      write_wide_mask_(bits, mask, actions_size_);
     }
   }
-
-  static void expand_bits(uint64_t bits, uint8_t* mask, int n) {
-    const int whole = n / 8;
-    for (int k = 0; k < whole; ++k) std::memcpy(mask + 8 * k, &kByteMask.of[(bits >> (8 * k)) & 0xFF], 8);
-    if (const int rest = n % 8)
-      std::memcpy(mask + 8 * whole, &kByteMask.of[(bits >> (8 * whole)) & 0xFF], static_cast<size_t>(rest));
-  }
-
-  // of[b]: 8 bytes in memory order, byte k = bit k of b.
-  struct ByteMask {
-    uint64_t of[256];
-    constexpr ByteMask() : of{} {
-      for (int b = 0; b < 256; ++b)
-        for (int k = 0; k < 8; ++k) {
-          const int shift = std::endian::native == std::endian::little ? 8 * k : 8 * (7 - k);
-          if ((b >> k) & 1) of[b] |= uint64_t{1} << shift;
-        }
-    }
-  };
-  static constexpr ByteMask kByteMask{};
 
   std::shared_ptr<const G> game_;
   uint64_t seed_;
   bool observe_;  // false: observations stay 0 (rollouts and search need none)
+  byte_mask::Writer write_wide_mask_ = byte_mask::best_writer();
   ThreadPool pool_;
   std::vector<State> states_;
   std::vector<uint64_t> episodes_;

@@ -10,9 +10,18 @@
 #include <cstdint>
 #include <type_traits>
 
+// For the few hot functions whose callers must see their results in registers (the compiler's
+// own choice left them out of line, and reading their output back from memory stalled).
+#if defined(__GNUC__) || defined(__clang__)
+#define MEEPLE_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define MEEPLE_ALWAYS_INLINE __forceinline
+#endif
+
 namespace meeple {
 
 using Action = int32_t;
+inline constexpr Action kNoAction = -1;  // "none": e.g. no legal action to draw
 
 // Same values as OpenSpiel, so search code written for it reads the same.
 inline constexpr int kChancePlayer = -1;

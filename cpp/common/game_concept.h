@@ -39,9 +39,10 @@ concept GameEngine = requires(const G& game, const typename G::State& state,
 };
 // Optional faster paths a game may add, used when present:
 //  - `Action sample_legal_action(state, rng)`: legal_actions()[rng.uniform(size)], unlisted;
-//  - `int legal_action_bits(state, uint64_t* words)`: ORs bit a of words[a / 64] for each legal
-//    action into (kMaxActions + 63) / 64 zeroed words and returns how many; legal_actions must list
-//    them in ascending order (VectorGame draws the j-th set bit for legal_actions()[j]).
+//  - `Action sample_and_mark_legal(state, uint64_t* words, rng)`: ORs bit a of words[a / 64] for
+//    each legal action into (kMaxActions + 63) / 64 zeroed words and returns one drawn as
+//    sample_legal_action would (the same single rng draw), or kNoAction without a draw if none is
+//    legal. VectorGame publishes every state with it.
 
 // One action drawn uniformly from the legal ones, or a chance outcome by its probability.
 template <GameEngine G>

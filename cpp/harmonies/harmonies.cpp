@@ -562,62 +562,6 @@ State Game::initial_state(uint64_t seed) const {
 }
 
 
-void Game::legal_masks(const State& s, LegalMasks& m) const {
-  if (s.over || has_pending(s)) return;
-  const PlayerState& p = s.players[s.turn_player];
-  if (p.spirit_options[0]) {  // D1: the spirit choice comes first
-    m.spirit = 3;
-    m.count = 2;
-    return;
-  }
-  int count = 0;
-  bool hand_empty = true;
-  if (!s.took_tokens) {
-    for (int sp = 0; sp < kMaxSpaces; ++sp) m.take |= static_cast<uint32_t>(load8(s.central[sp]) != 0) << sp;
-    m.take_count = bits::kByteTables.count[m.take];
-    count += m.take_count;
-  } else {
-    const auto& bb = p.bb;
-    const uint32_t free = geometry().all & ~p.occupied();
-    const std::array<uint32_t, kColours> accept = {  // point 4 (kAcceptCodes)
-        free, free | bb[kM1] | bb[kM2], free | bb[kN1], free | bb[kN1] | bb[kN2], free,
-        free | bb[kM1] | bb[kN1] | bb[kR1]};
-    const uint32_t in_hand = nonzero_bytes(load8(s.hand)) & 63;
-    m.hand_set = static_cast<uint8_t>(in_hand);
-    // The <= 3 colours in hand, without a branch on the hand (random play cannot predict it):
-    // three fixed steps; a step past the colours in hand writes 0 for a colour not in hand.
-    const HandColours& h = kHandColours[in_hand];
-    for (int i = 0; i < 3; ++i) {
-      const int c = h.colour[i];
-      m.place[c] = accept[c] & ~p.cubes & (0u - static_cast<uint32_t>(i < h.n));
-      m.place_count[c] = static_cast<uint8_t>(popcount32(m.place[c]));
-      count += m.place_count[c];
-    }
-    hand_empty = in_hand == 0;
-  }
-  const uint32_t slots = nonzero_bytes(load8(s.display));
-  m.card = slots & (0u - static_cast<uint32_t>(!s.took_card && p.held < kMaxHeld));
-  m.card_count = bits::kByteTables.count[m.card];
-  count += m.card_count;
-  m.cube = p.targets;
-  if (p.targets[0] | p.targets[1] | p.targets[2] | p.targets[3]) {  // rare: few habitats are complete
-    for (int j = 0; j < kMaxHeld; ++j) {
-      m.cube_count[j] = static_cast<uint8_t>(popcount32(m.cube[j]));
-      count += m.cube_count[j];
-    }
-  }
-  if (s.took_tokens && hand_empty) {
-    if (params_.players == 1 && !s.took_card) {
-      m.discard = slots;
-      m.discard_count = bits::kByteTables.count[slots];
-      count += m.discard_count;
-    }
-    m.end = true;
-    count += 1;
-  }
-  m.count = count;
-}
-
 void Game::legal_actions(const State& s, ActionList<kMaxActions>& out) const {
   LegalMasks m;
   legal_masks(s, m);

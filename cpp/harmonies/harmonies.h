@@ -391,14 +391,49 @@ class Game {
     std::array<uint8_t, kMaxHeld> cube_count{};
     uint8_t hand_set = 0;  // colours in hand, bit per colour
   };
-  void legal_masks(const State& s, LegalMasks& m) const;
+  // Inline (defined below the class): the random-playout and VectorGame paths read `m` right
+  // after it is filled, from registers rather than through memory.
+  MEEPLE_ALWAYS_INLINE void legal_masks(const State& s, LegalMasks& m) const;
   // The j-th legal action in ascending order, uniformly: the same choice as
   // legal_actions()[rng.uniform(size)] without listing them (the random-playout hot path).
   template <class Random>
   Action sample_legal_action(const State& s, Random& rng) const {
     LegalMasks m;
     legal_masks(s, m);
-    uint32_t j = rng.uniform(static_cast<uint32_t>(m.count));
+    return jth_legal(m, rng.uniform(static_cast<uint32_t>(m.count)));
+  }
+  // The legal actions as a bitset (bit a of words[a / 64]) ORed into `words` (5 words, zeroed by
+  // the caller), and one of them drawn as sample_legal_action does (kNoAction, with no draw, if
+  // there is none): what VectorGame publishes for a state.
+  template <class Random>
+  Action sample_and_mark_legal(const State& s, uint64_t* words, Random& rng) const {
+    LegalMasks m;
+    legal_masks(s, m);
+    // Word by word, each a sum of shifted group masks (every shift a constant once unrolled),
+    // stored once: gathering the words in memory first made the compiler reload them with
+    // 16-byte loads straddling two 8-byte stores, which stalls store forwarding.
+    auto word = [&m](int k) {
+      uint64_t v = 0;
+      auto add = [&v, k](uint32_t mask, int base) {  // group masks are < 2^25
+        const int shift = base - 64 * k;
+        if (shift >= 0 && shift < 64) v |= uint64_t{mask} << shift;
+        else if (shift < 0 && shift > -32) v |= uint64_t{mask} >> -shift;
+      };
+      add(m.take, kTake);
+      for (int c = 0; c < kColours; ++c) add(m.place[c], kPlace + 25 * c);
+      add(m.card, kCard);
+      for (int j = 0; j < kMaxHeld; ++j) add(m.cube[j], kCube + 25 * j);
+      add(m.spirit, kSpirit);
+      add(m.discard, kDiscard);
+      add(m.end, kEnd);
+      return v;
+    };
+    for (int k = 0; k < (kNumActions + 63) / 64; ++k) words[k] |= word(k);
+    if (m.count == 0) return kNoAction;
+    return jth_legal(m, rng.uniform(static_cast<uint32_t>(m.count)));
+  }
+  // The j-th (from 0, j < m.count) legal action in ascending order, from the group counts.
+  Action jth_legal(const LegalMasks& m, uint32_t j) const {
     auto pick = [&j](uint32_t mask, uint32_t n, Action base, Action& out) {
       if (j >= n) {
         j -= n;
@@ -420,25 +455,6 @@ class Game {
     if (pick(m.spirit, m.spirit ? 2 : 0, kSpirit, a)) return a;
     if (pick(m.discard, m.discard_count, kDiscard, a)) return a;
     return kEnd;
-  }
-  // The legal actions as a bitset (bit a of words[a / 64]) ORed into `words` (5 words, zeroed by
-  // the caller); returns how many. Ascending order is action order, as in legal_actions.
-  int legal_action_bits(const State& s, uint64_t* words) const {
-    LegalMasks m;
-    legal_masks(s, m);
-    auto put = [words](uint32_t mask, int base) {
-      const int k = base >> 6, shift = base & 63;
-      words[k] |= uint64_t{mask} << shift;
-      if (shift > 32) words[k + 1] |= uint64_t{mask} >> (64 - shift);  // masks are < 2^25
-    };
-    put(m.take, kTake);
-    for (int c = 0; c < kColours; ++c) put(m.place[c], kPlace + 25 * c);
-    put(m.card, kCard);
-    for (int k = 0; k < kMaxHeld; ++k) put(m.cube[k], kCube + 25 * k);
-    put(m.spirit, kSpirit);
-    put(m.discard, kDiscard);
-    put(m.end, kEnd);
-    return m.count;
   }
   bool is_legal(const State& s, Action a) const;
   template <class List>
@@ -622,6 +638,62 @@ void Game::chance_outcomes(const State& s, List& out) const {
   const int base = s.pending_slots ? 1 : kFirstSpirit;
   const double p = 1.0 / popcount32(left);
   for (uint32_t m = left; m; m &= m - 1) out.push_back({base + std::countr_zero(m), p});
+}
+
+MEEPLE_ALWAYS_INLINE void Game::legal_masks(const State& s, LegalMasks& m) const {
+  if (s.over || has_pending(s)) return;
+  const PlayerState& p = s.players[s.turn_player];
+  if (p.spirit_options[0]) {  // D1: the spirit choice comes first
+    m.spirit = 3;
+    m.count = 2;
+    return;
+  }
+  int count = 0;
+  bool hand_empty = true;
+  if (!s.took_tokens) {
+    for (int sp = 0; sp < kMaxSpaces; ++sp) m.take |= static_cast<uint32_t>(load8(s.central[sp]) != 0) << sp;
+    m.take_count = bits::kByteTables.count[m.take];
+    count += m.take_count;
+  } else {
+    const auto& bb = p.bb;
+    const uint32_t free = geometry().all & ~p.occupied();
+    const std::array<uint32_t, kColours> accept = {  // point 4 (kAcceptCodes)
+        free, free | bb[kM1] | bb[kM2], free | bb[kN1], free | bb[kN1] | bb[kN2], free,
+        free | bb[kM1] | bb[kN1] | bb[kR1]};
+    const uint32_t in_hand = nonzero_bytes(load8(s.hand)) & 63;
+    m.hand_set = static_cast<uint8_t>(in_hand);
+    // The <= 3 colours in hand, without a branch on the hand (random play cannot predict it):
+    // three fixed steps; a step past the colours in hand writes 0 for a colour not in hand.
+    const HandColours& h = kHandColours[in_hand];
+    for (int i = 0; i < 3; ++i) {
+      const int c = h.colour[i];
+      m.place[c] = accept[c] & ~p.cubes & (0u - static_cast<uint32_t>(i < h.n));
+      m.place_count[c] = static_cast<uint8_t>(popcount32(m.place[c]));
+      count += m.place_count[c];
+    }
+    hand_empty = in_hand == 0;
+  }
+  const uint32_t slots = nonzero_bytes(load8(s.display));
+  m.card = slots & (0u - static_cast<uint32_t>(!s.took_card && p.held < kMaxHeld));
+  m.card_count = bits::kByteTables.count[m.card];
+  count += m.card_count;
+  m.cube = p.targets;
+  if (p.targets[0] | p.targets[1] | p.targets[2] | p.targets[3]) {  // rare: few habitats are complete
+    for (int j = 0; j < kMaxHeld; ++j) {
+      m.cube_count[j] = static_cast<uint8_t>(popcount32(m.cube[j]));
+      count += m.cube_count[j];
+    }
+  }
+  if (s.took_tokens && hand_empty) {
+    if (params_.players == 1 && !s.took_card) {
+      m.discard = slots;
+      m.discard_count = bits::kByteTables.count[slots];
+      count += m.discard_count;
+    }
+    m.end = true;
+    count += 1;
+  }
+  m.count = count;
 }
 
 }  // namespace meeple::harmonies

@@ -2,6 +2,7 @@
 // random games under the generic invariants plus each game's own consistency check, so memory
 // errors and undefined behaviour in the hot paths show up without Python in the way.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "abacuachego/abacuachego.h"
 #include "harmonies/harmonies.h"
 #include "imperial_harvest_data.h"
+#include "common/byte_mask.h"
 #include "common/game_concept.h"
 
 namespace {
@@ -50,6 +52,17 @@ void check_random_games(const G& game, int games, uint64_t seed, Consistent cons
         CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
         for (Action a = -1; a <= game.num_distinct_actions(); ++a)
           CHECK(game.is_legal(s, a) == std::binary_search(sorted.begin(), sorted.end(), a));
+        if constexpr (requires(uint64_t* w) { game.sample_and_mark_legal(s, w, rng); }) {
+          // The bitset holds exactly the legal actions, and the draw is sample_action's.
+          std::array<uint64_t, (G::kMaxActions + 63) / 64> words{};
+          meeple::Rng mark_rng = rng, sample_rng = rng;
+          const Action drawn = game.sample_and_mark_legal(s, words.data(), mark_rng);
+          CHECK(drawn == meeple::sample_action(game, s, sample_rng));
+          CHECK(mark_rng.next() == sample_rng.next());  // one draw each
+          for (Action a = 0; a < G::kMaxActions; ++a)
+            CHECK(((words[static_cast<size_t>(a >> 6)] >> (a & 63)) & 1) ==
+                  std::binary_search(sorted.begin(), sorted.end(), a));
+        }
       }
       double r[8] = {};
       game.returns(s, r);
@@ -235,9 +248,32 @@ void check_imperial_harvest() {
               static_cast<unsigned long long>(meeple::perft(game, game.initial_state(0), 5)));
 }
 
+// Every mask writer this CPU runs writes mask[0..n) = the bits and nothing outside, for every
+// row length up to 512 and every alignment of the row within a cache line.
+void check_byte_mask_writers() {
+  meeple::byte_mask::Writer writers[4];
+  const int count = meeple::byte_mask::available_writers(writers);
+  meeple::Rng rng(7);
+  for (int w = 0; w < count; ++w)
+    for (int n = 1; n <= 512; ++n)
+      for (int offset = 0; offset < 64; offset += 7) {
+        std::array<uint64_t, 8> bits{};
+        for (int k = 0; k < (n + 63) / 64; ++k) bits[static_cast<size_t>(k)] = rng.next();
+        std::vector<uint8_t> buffer(static_cast<size_t>(offset + n + 64), 0xEE);
+        writers[w](bits.data(), buffer.data() + offset, n);
+        for (int i = 0; i < static_cast<int>(buffer.size()); ++i) {
+          const int a = i - offset;
+          const uint8_t expected = a < 0 || a >= n ? 0xEE : (bits[static_cast<size_t>(a >> 6)] >> (a & 63)) & 1;
+          CHECK(buffer[static_cast<size_t>(i)] == expected);
+        }
+      }
+  std::printf("ok   byte-mask writers: %d of them agree on rows of 1..512 bytes\n", count);
+}
+
 }  // namespace
 
 int main() {
+  check_byte_mask_writers();
   check_abacuachego();
   check_harmonies();
   check_imperial_harvest();
