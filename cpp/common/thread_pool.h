@@ -1,9 +1,13 @@
 // A small persistent pool for `parallel_for` over index ranges: batched stepping calls it once per
-// step (tens of microseconds of work), so the workers stay alive between calls, and two costs that
-// would eat the gain of a second thread are avoided:
+// step (tens of microseconds of work), so the workers stay alive between calls, and three costs
+// that would eat the gain of a second thread are avoided:
+//  - each thread owns the same share of the range at every call (thread t: the t-th of `threads`
+//    equal parts), so the states it steps stay in its own core's cache; handing index blocks out
+//    first-come-first-served moved states between cores at every step, and a cache line that
+//    another core modified costs a slow transfer;
 //  - a worker that wakes late (a sleeping thread takes tens of microseconds to wake, more on a busy
-//    machine) must not leave the caller idle: the range is cut into blocks that every thread takes
-//    from a shared counter, so the caller simply does more blocks while a worker is waking;
+//    machine) must not leave the caller idle: each share is cut into blocks taken from the share's
+//    own counter, and a thread done with its share takes the blocks left in the others;
 //  - between calls a worker spins briefly (with a pause) before it sleeps, so back-to-back steps
 //    find it awake; the caller also spins briefly before sleeping on the last block.
 // Which thread runs which block never matters to callers: each index owns its own state and RNG.
@@ -30,8 +34,8 @@ namespace meeple {
 
 class ThreadPool {
  public:
-  explicit ThreadPool(int threads) : threads_(std::max(1, threads)) {
-    for (int t = 1; t < threads_; ++t) workers_.emplace_back([this] { work(); });
+  explicit ThreadPool(int threads) : threads_(std::max(1, threads)), shares_(static_cast<size_t>(threads_)) {
+    for (int t = 1; t < threads_; ++t) workers_.emplace_back([this, t] { work(t); });
   }
   ~ThreadPool() {
     {
@@ -59,14 +63,16 @@ class ThreadPool {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       body_ = &body;
-      n_ = n;
-      block_ = std::max<int64_t>(1, n / (8 * threads_));  // 8 blocks per thread: fine enough to rebalance
-      next_.store(0, std::memory_order_relaxed);
+      block_ = std::max<int64_t>(1, n / (8 * threads_));  // 8 blocks per share: fine enough to rebalance
+      for (int t = 0; t < threads_; ++t) {
+        shares_[static_cast<size_t>(t)].next.store(n * t / threads_, std::memory_order_relaxed);
+        shares_[static_cast<size_t>(t)].end = n * (t + 1) / threads_;
+      }
       busy_.store(threads_ - 1, std::memory_order_relaxed);
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
-    run_blocks();
+    run_blocks(0);
     // Wait for the workers still inside a block: spin a little (they are usually about to finish),
     // then sleep.
     for (int spin = 0; spin < kSpins && busy_.load(std::memory_order_acquire) != 0; ++spin) MEEPLE_CPU_PAUSE();
@@ -79,15 +85,19 @@ class ThreadPool {
  private:
   static constexpr int kSpins = 20000;  // roughly 50-200 µs of pause instructions
 
-  void run_blocks() {
-    for (;;) {
-      const int64_t begin = next_.fetch_add(block_, std::memory_order_relaxed);
-      if (begin >= n_) return;
-      (*body_)(begin, std::min(n_, begin + block_));
+  // Thread `self` runs the blocks of its own share, then whatever is left of the others'.
+  void run_blocks(int self) {
+    for (int k = 0; k < threads_; ++k) {
+      Share& share = shares_[static_cast<size_t>((self + k) % threads_)];
+      for (;;) {
+        const int64_t begin = share.next.fetch_add(block_, std::memory_order_relaxed);
+        if (begin >= share.end) break;
+        (*body_)(begin, std::min(share.end, begin + block_));
+      }
     }
   }
 
-  void work() {
+  void work(int self) {
     uint64_t seen = 0;
     for (;;) {
       // A new call soon after the last one finds this thread spinning, not asleep.
@@ -102,7 +112,7 @@ class ThreadPool {
         seen = generation_.load(std::memory_order_acquire);
         if (stop_) return;
       }
-      run_blocks();
+      run_blocks(self);
       if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard<std::mutex> lock(mutex_);  // pairs with the caller's predicate check
         done_.notify_one();
@@ -110,13 +120,20 @@ class ThreadPool {
     }
   }
 
+  // One thread's part of the range; on its own cache line, so taking a block of one share does
+  // not slow the thread counting through another.
+  struct alignas(64) Share {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+
   int threads_;
+  std::vector<Share> shares_;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   const std::function<void(int64_t, int64_t)>* body_ = nullptr;
-  int64_t n_ = 0, block_ = 1;
-  std::atomic<int64_t> next_{0};
+  int64_t block_ = 1;
   std::atomic<int> busy_{0};
   std::atomic<uint64_t> generation_{0};
   bool stop_ = false;
