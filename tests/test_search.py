@@ -43,18 +43,23 @@ def test_vector_game_matches_single_states(name):
                 singles[i] = vec.state(i)
 
 
-def test_vector_game_threads_do_not_change_results():
-    game = meeple.load("abacuachego")
+@pytest.mark.parametrize("name", GAMES)
+def test_vector_game_threads_do_not_change_results(name):
+    """300 states (above the size stepped on one thread, and not a multiple of the threads'
+    shares): 1, 2 and 3 threads give the same games, masks and random actions."""
+    game = meeple.load(name)
     runs = []
-    for threads in (1, 2):
-        vec = meeple.VectorGame(game, 64, seed=9, threads=threads)
+    for threads in (1, 2, 3):
+        vec = meeple.VectorGame(game, 300, seed=9, threads=threads)
         trace = []
-        for _ in range(200):
+        for _ in range(40):
             rewards, terminated = vec.step(vec.random_actions())
-            trace.append((rewards.copy(), terminated.copy(), vec.observations.copy()))
+            trace.append((rewards.copy(), terminated.copy(), vec.observations.copy(), vec.masks.copy(),
+                          vec.current_player.copy(), vec.random_actions()))
         runs.append(trace)
-    for (r1, t1, o1), (r2, t2, o2) in zip(*runs):
-        assert np.array_equal(r1, r2) and np.array_equal(t1, t2) and np.array_equal(o1, o2)
+    for other in runs[1:]:
+        for first, again in zip(runs[0], other):
+            assert all(np.array_equal(x, y) for x, y in zip(first, again))
 
 
 def test_vector_game_autoreset_and_views():
