@@ -102,12 +102,12 @@ class Game {
     for (uint32_t mask = legal_mask(s); mask; mask &= mask - 1) out.push_back(std::countr_zero(mask));
   }
 
-  // The legal actions as a bitset (bit a of words[0]), and one of them drawn as
-  // sample_legal_action does (kNoAction, with no draw, if there is none).
+  // The legal actions as a bitset (bit a of words[0], the one word stored), and one of them drawn
+  // as sample_legal_action does (kNoAction, with no draw, if there is none).
   template <class Random>
   Action sample_and_mark_legal(const State& s, uint64_t* words, Random& rng) const {
     const uint32_t mask = legal_mask(s);
-    words[0] |= mask;
+    words[0] = mask;
     if (!mask) return kNoAction;
     return bits::select_set_bit(mask, rng.uniform(static_cast<uint32_t>(bits::count24(mask))));
   }

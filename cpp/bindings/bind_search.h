@@ -122,7 +122,7 @@ class VectorEnv {
           b.terminated[i] = true;
           start_game(i);
         } else {
-          std::fill(reward, reward + players_, 0.0f);
+          zero_row(reward, players_);
           b.terminated[i] = false;
         }
         publish(i, b);
@@ -217,24 +217,36 @@ class VectorEnv {
       std::fill(obs, obs + obs_size_, 0.0f);  // games write the nonzero entries into a zeroed buffer
       g.observation(s, player >= 0 ? player : 0, obs);
     }
-    // The legal actions as a bitset (legal_bits_, kept for validating the next step); the random
-    // action is drawn from it and the numpy mask written from it.
-    std::array<uint64_t, kWords> bits{};
+    // The legal actions as a bitset, straight into legal_bits_ (kept for validating the next
+    // step); the random action is drawn with it and the numpy mask written from it.
+    uint64_t* bits = &legal_bits_[static_cast<size_t>(i) * kWords];
     Rng& rng = rngs_[static_cast<size_t>(i)];
-    int32_t choice = -1;
-    if (!g.is_terminal(s)) {
-      if constexpr (requires { g.sample_and_mark_legal(s, bits.data(), rng); }) {
-        choice = g.sample_and_mark_legal(s, bits.data(), rng);
-      } else {
+    int32_t choice = kNoAction;
+    if constexpr (requires { g.sample_and_mark_legal(s, bits, rng); }) {
+      if (!g.is_terminal(s)) choice = g.sample_and_mark_legal(s, bits, rng);
+      else std::fill(bits, bits + kWords, uint64_t{0});
+    } else {
+      std::fill(bits, bits + kWords, uint64_t{0});
+      if (!g.is_terminal(s)) {
         ActionList<G::kMaxActions> legal;
         g.legal_actions(s, legal);
-        set_bits(legal, bits.data());
+        set_bits(legal, bits);
         if (!legal.empty()) choice = legal[static_cast<int>(rng.uniform(static_cast<uint32_t>(legal.size())))];
       }
     }
     next_random_[static_cast<size_t>(i)] = choice;
-    std::memcpy(&legal_bits_[static_cast<size_t>(i) * kWords], bits.data(), sizeof bits);
-    write_mask(bits.data(), b.masks + i * actions_size_);
+    write_mask(bits, b.masks + i * actions_size_);
+  }
+
+  // A row of a few floats set to 0 by plain stores (a fill loop becomes a memset call per slot).
+  static void zero_row(float* row, int n) {
+    switch (n) {
+      case 4: row[3] = 0.0f; [[fallthrough]];
+      case 3: row[2] = 0.0f; [[fallthrough]];
+      case 2: row[1] = 0.0f; [[fallthrough]];
+      case 1: row[0] = 0.0f; return;
+      default: std::fill(row, row + n, 0.0f);
+    }
   }
 
   // ORs the listed actions into the bitset. Games list actions in ascending order, so each word

@@ -39,8 +39,8 @@ concept GameEngine = requires(const G& game, const typename G::State& state,
 };
 // Optional faster paths a game may add, used when present:
 //  - `Action sample_legal_action(state, rng)`: legal_actions()[rng.uniform(size)], unlisted;
-//  - `Action sample_and_mark_legal(state, uint64_t* words, rng)`: ORs bit a of words[a / 64] for
-//    each legal action into (kMaxActions + 63) / 64 zeroed words and returns one drawn as
+//  - `Action sample_and_mark_legal(state, uint64_t* words, rng)`: stores the legal actions as a
+//    bitset (bit a of words[a / 64]) in all (kMaxActions + 63) / 64 words and returns one drawn as
 //    sample_legal_action would (the same single rng draw), or kNoAction without a draw if none is
 //    legal. VectorGame publishes every state with it.
 

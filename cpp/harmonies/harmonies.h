@@ -66,6 +66,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "../common/bitboard.h"
@@ -402,35 +403,42 @@ class Game {
     legal_masks(s, m);
     return jth_legal(m, rng.uniform(static_cast<uint32_t>(m.count)));
   }
-  // The legal actions as a bitset (bit a of words[a / 64]) ORed into `words` (5 words, zeroed by
-  // the caller), and one of them drawn as sample_legal_action does (kNoAction, with no draw, if
-  // there is none): what VectorGame publishes for a state.
+  // The legal actions as a bitset (bit a of words[a / 64], all 5 words stored), and one of them
+  // drawn as sample_legal_action does (kNoAction, with no draw, if there is none): what
+  // VectorGame publishes for a state.
   template <class Random>
   Action sample_and_mark_legal(const State& s, uint64_t* words, Random& rng) const {
     LegalMasks m;
     legal_masks(s, m);
-    // Word by word, each a sum of shifted group masks (every shift a constant once unrolled),
-    // stored once: gathering the words in memory first made the compiler reload them with
-    // 16-byte loads straddling two 8-byte stores, which stalls store forwarding.
-    auto word = [&m](int k) {
-      uint64_t v = 0;
-      auto add = [&v, k](uint32_t mask, int base) {  // group masks are < 2^25
-        const int shift = base - 64 * k;
-        if (shift >= 0 && shift < 64) v |= uint64_t{mask} << shift;
-        else if (shift < 0 && shift > -32) v |= uint64_t{mask} >> -shift;
-      };
-      add(m.take, kTake);
-      for (int c = 0; c < kColours; ++c) add(m.place[c], kPlace + 25 * c);
-      add(m.card, kCard);
-      for (int j = 0; j < kMaxHeld; ++j) add(m.cube[j], kCube + 25 * j);
-      add(m.spirit, kSpirit);
-      add(m.discard, kDiscard);
-      add(m.end, kEnd);
-      return v;
-    };
-    for (int k = 0; k < (kNumActions + 63) / 64; ++k) words[k] |= word(k);
+    // Each word built in a register and stored once, its shifts constants (storing group by
+    // group would chain read-modify-writes of memory through store forwarding).
+    [&]<int... K>(std::integer_sequence<int, K...>) {
+      ((words[K] = action_word<K>(m)), ...);
+    }(std::make_integer_sequence<int, (kNumActions + 63) / 64>{});
     if (m.count == 0) return kNoAction;
     return jth_legal(m, rng.uniform(static_cast<uint32_t>(m.count)));
+  }
+  // Word K of the legal-action bitset: each group's mask (< 2^25) shifted to its first action.
+  template <int K>
+  static uint64_t action_word(const LegalMasks& m) {
+    uint64_t word = 0;
+    auto put = [&word]<int Base>(uint32_t mask) {
+      constexpr int shift = Base - 64 * K;
+      if constexpr (shift >= 0 && shift < 64) word |= uint64_t{mask} << shift;
+      else if constexpr (shift < 0 && shift > -32) word |= uint64_t{mask} >> -shift;
+    };
+    put.template operator()<kTake>(m.take);
+    [&]<int... C>(std::integer_sequence<int, C...>) {
+      (put.template operator()<kPlace + 25 * C>(m.place[C]), ...);
+    }(std::make_integer_sequence<int, kColours>{});
+    put.template operator()<kCard>(m.card);
+    [&]<int... J>(std::integer_sequence<int, J...>) {
+      (put.template operator()<kCube + 25 * J>(m.cube[J]), ...);
+    }(std::make_integer_sequence<int, kMaxHeld>{});
+    put.template operator()<kSpirit>(m.spirit);
+    put.template operator()<kDiscard>(m.discard);
+    put.template operator()<kEnd>(m.end);
+    return word;
   }
   // The j-th (from 0, j < m.count) legal action in ascending order, from the group counts.
   Action jth_legal(const LegalMasks& m, uint32_t j) const {
