@@ -46,6 +46,12 @@ def pytest_benchmark_update_machine_info(config, machine_info):
 
 
 @pytest.fixture
+def bench_settings():
+    """(seconds per round, rounds), as MEEPLE_BENCH_TARGET and MEEPLE_BENCH_ROUNDS set them."""
+    return TARGET_SECONDS, ROUNDS
+
+
+@pytest.fixture
 def measure_plies(benchmark):
     """measure_plies(key, label, work, **extra): times `work(n) -> plies` with n calibrated to
     ~MEEPLE_BENCH_TARGET s per round, ROUNDS rounds after one warm-up round."""

@@ -111,8 +111,10 @@ def results_from_json(data: dict, stat: str = "median", source: str = "") -> mbe
         if "key" not in extra or "plies" not in extra:
             continue
         stats = b["stats"]
+        # A paired measurement times a pair of rounds; it carries its VectorGame round time itself.
+        seconds = extra.get("seconds", stats[stat])
         results.add(mbench.Measurement(extra["key"], extra.get("label", b["name"]), extra["plies"],
-                                       stats[stat], stats["rounds"], extra.get("games", 0), extra,
+                                       seconds, stats["rounds"], extra.get("games", 0), extra,
                                        extra.get("unit", "plies")))
         if extra.get("kind") == "meeple":
             game = extra["game"]

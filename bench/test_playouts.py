@@ -11,6 +11,9 @@ The workloads are the ones `meeple bench` times (`meeple.bench`), so both report
 * vector              `meeple.bench.vector_steps`: `vec.step(vec.random_actions())` on a
                       `meeple.VectorGame` of n = 1, 64, 1024 states (observations=False and True),
                       n plies per step;
+* vector_paired       the VectorGame target (n = 1024, observations=False, over random_playouts)
+                      from rounds of the two alternating: the median of the ratios of neighbouring
+                      rounds, which a slow spell of a noisy machine hits on both sides;
 * mcts                `meeple.bench.mcts_searches`: `game._mcts(initial state, sims, threads, seed,
                       c)`, simulations counted as the root's visits (sims per thread);
 * openspiel bots      `pyspiel.evaluate_bots(state, [make_uniform_random_bot(p, seed) ...], seed)`:
@@ -83,6 +86,21 @@ def test_vector_game(measure_plies, name, observations, size, threads):
     measure_plies(f"{name}/{mbench.vector_key(size, threads, observations)}",
                   mbench.vector_label(name, size, threads, observations),
                   lambda n: mbench.vector_steps(vec, n), game=name, kind="meeple")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name", GAMES)
+def test_vector_native_paired(benchmark, bench_settings, name, threads):
+    """The VectorGame target measured as alternating rounds of random_playouts and VectorGame
+    n=1024 (observations=False): the median of the ratios of neighbouring rounds."""
+    target, rounds = bench_settings
+    game = _load(name)
+    pair, ratios, n_vector = mbench.vector_native_pair(game, threads, target)
+    benchmark.pedantic(pair, rounds=rounds, warmup_rounds=1, iterations=1)
+    del ratios[0]  # the warm-up pair
+    benchmark.extra_info.update(key=f"{name}/{mbench.paired_key(threads)}",
+                                label=mbench.paired_label(name, threads), games=n_vector, game=name,
+                                kind="meeple", **mbench.paired_summary(ratios))
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -37,6 +37,12 @@ def test_quick_bench_prints_every_row():
         for kind in ("native", "native_2threads", "python_loop"):
             m = results.measurements[f"{game}/{kind}"]
             assert m.plies > 0 and m.seconds > 0 and m.rate > 0
+        for threads in (1, 2):  # the VectorGame target, from alternating rounds
+            paired = results.measurements[f"{game}/{mbench.paired_key(threads)}"]
+            assert paired.extra["paired_ratio_q1"] <= paired.extra["paired_ratio"] <= paired.extra["paired_ratio_q3"]
+            assert paired.extra["paired_ratio"] > 0 and paired.rate > 0
+            assert (f"VectorGame n=1024 (observations=False) / random_playouts, {threads} thread"
+                    f"{'s' * (threads > 1)}, alternating rounds") in text
         assert results.state_sizes[game] == type(meeple.load(game).new_initial_state()).state_size_bytes
         assert results.state_sizes[game] > 0
         if has_reference:
@@ -72,3 +78,21 @@ def test_render_markdown_and_missing_measurements():
     assert "| random_playouts, 1 thread (M plies/s) | 1.00 M | >= 30 M | MISSED |" in text
     assert "| random_playouts / reference loop (whole random games) | n/a |" in text
     assert "| sizeof(State) (bytes) | 56 |" in text
+
+
+def test_paired_ratio_carries_the_vector_target():
+    """With a paired measurement, the VectorGame target is judged on it; the ratio of separate
+    runs is still shown, without the target."""
+    results = mbench.Results(games=["abacuachego"], machine={"cpu": "test"})
+    results.add(mbench.Measurement("abacuachego/native", "native", plies=1000, seconds=0.001, n=10))
+    results.add(mbench.Measurement("abacuachego/vector_1024_noobs", "vector", plies=500, seconds=0.001, n=1))
+    ratios = [(0.9, 1024, 0.01), (0.7, 1024, 0.02), (0.85, 1024, 0.03), (0.8, 1024, 0.04)]
+    info = mbench.paired_summary(ratios)
+    assert info["paired_ratio"] == 0.825 and info["plies"] == 1024 and info["seconds"] == 0.025
+    results.add(mbench.Measurement("abacuachego/vector_paired", "paired", info["plies"], info["seconds"],
+                                   4, 1, info))
+    text = mbench.render(results, markdown=True)
+    assert "| VectorGame n=1024 (observations=False) / random_playouts, 1 thread, alternating rounds " in text
+    assert "| 0.82x | >= 0.8x | met |" in text
+    assert ("| VectorGame n=1024 (observations=False) / random_playouts, 1 thread, separate runs | 0.50x |"
+            "  |  |") in text

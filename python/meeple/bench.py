@@ -37,7 +37,7 @@ from typing import Callable
 
 __all__ = ["BenchSpec", "BENCH_GAMES", "VECTOR_SIZES", "Measurement", "Results", "run", "render",
            "machine_info", "native_playouts", "protocol_loop", "vector_steps", "mcts_searches",
-           "openspiel_bots", "openspiel_mcts", "calibrate", "measure", "loop_breakdown", "render_breakdown"]
+           "openspiel_bots", "openspiel_mcts", "calibrate", "measure", "measure_paired", "loop_breakdown", "render_breakdown"]
 
 
 @dataclass(frozen=True)
@@ -211,6 +211,58 @@ def measure(key: str, label: str, work: Callable[[int], int], target: float, rep
     return Measurement(key, label, plies, seconds, repeats, n, extra, unit)
 
 
+def paired_key(threads: int) -> str:
+    return "vector_paired" + ("" if threads == 1 else f"_{threads}threads")
+
+
+def paired_label(name: str, threads: int) -> str:
+    return (f"{name}: VectorGame n={max(VECTOR_SIZES)}, observations=False, {threads} thread"
+            f"{'s' * (threads > 1)}, rounds alternating with random_playouts")
+
+
+def vector_native_pair(game, threads: int, target: float, n_native: int | None = None,
+                       n_vector: int | None = None):
+    """The VectorGame target as one measurement: rounds of `random_playouts` and of VectorGame n=1024
+    (observations=False) stepping, alternating, so that a slow spell of a noisy machine falls on
+    both sides of a ratio. Returns (pair, ratios): `pair()` times one round of each and appends their
+    ratio (VectorGame plies/s over random_playouts plies/s) and the VectorGame round to `ratios`."""
+    import meeple
+
+    vec = meeple.VectorGame(game, max(VECTOR_SIZES), seed=0, threads=threads, observations=False)
+    native = (lambda n: native_playouts(game, n, 0, threads))
+    vector = (lambda n: vector_steps(vec, n))
+    n_native = n_native or calibrate(native, target)
+    n_vector = n_vector or calibrate(vector, target)
+    ratios: list[tuple[float, int, float]] = []  # (ratio, vector plies, vector seconds) per pair
+
+    def pair() -> None:
+        native_plies, native_seconds = _timed(native, n_native)
+        vector_plies, vector_seconds = _timed(vector, n_vector)
+        ratios.append(((vector_plies / vector_seconds) / (native_plies / native_seconds), vector_plies,
+                       vector_seconds))
+
+    return pair, ratios, n_vector
+
+
+def paired_summary(ratios: list[tuple[float, int, float]]) -> dict:
+    """extra_info of a paired measurement: the median ratio, its quartiles, the VectorGame round."""
+    values = [r for r, _, _ in ratios]
+    q1, _, q3 = statistics.quantiles(values, n=4) if len(values) > 1 else (values[0],) * 3
+    return {"paired_ratio": statistics.median(values), "paired_ratio_q1": q1, "paired_ratio_q3": q3,
+            "plies": ratios[0][1], "seconds": statistics.median(s for _, _, s in ratios)}
+
+
+def measure_paired(name: str, game, threads: int, target: float, repeats: int) -> Measurement:
+    pair, ratios, n_vector = vector_native_pair(game, threads, target)
+    pair()  # warm-up pair, not kept
+    ratios.clear()
+    for _ in range(repeats):
+        pair()
+    info = paired_summary(ratios)
+    return Measurement(f"{name}/{paired_key(threads)}", paired_label(name, threads), info["plies"],
+                       info["seconds"], repeats, n_vector, info)
+
+
 def openspiel_mcts_label(og: str) -> str:
     return f"OpenSpiel {og}: C++ MCTSBot {OPENSPIEL_MCTS_SIMULATIONS} sims/search, 1 thread"
 
@@ -353,14 +405,23 @@ def _ratio_rows(results: Results, game: str) -> list[tuple[str, str, str, str]]:
     row("random_playouts / reference loop (whole random games)", div(native, ref), spec.reference_target)
     row("Python loop / reference loop (whole random games)", div(loop, ref))
     big = max(VECTOR_SIZES)
+    for threads in (1, 2):
+        paired = results.measurements.get(f"{game}/{paired_key(threads)}")
+        if paired is not None:
+            row(f"VectorGame n={big} (observations=False) / random_playouts, {threads} thread"
+                f"{'s' * (threads > 1)}, alternating rounds (median; quartiles "
+                f"{paired.extra['paired_ratio_q1']:.2f}-{paired.extra['paired_ratio_q3']:.2f})",
+                paired.extra["paired_ratio"], spec.vector_target)
     for observations in (False, True):
         for threads, base in ((1, native), (2, native2)):
             if base is None and threads > 1:
                 continue
             what = "observations=False" if not observations else "with observations"
-            row(f"VectorGame n={big} ({what}) / random_playouts, {threads} thread{'s' * (threads > 1)}",
+            paired = f"{game}/{paired_key(threads)}" in results.measurements and not observations
+            row(f"VectorGame n={big} ({what}) / random_playouts, {threads} thread{'s' * (threads > 1)}"
+                + (", separate runs" if paired else ""),
                 div(r(f"{game}/{vector_key(big, threads, observations)}"), base),
-                None if observations else spec.vector_target)
+                None if observations or paired else spec.vector_target)
     row("MCTS, 1 thread (k sims/s)", div(mcts, 1e3), spec.mcts_target, " k")
     if mcts2 is not None:
         row("MCTS, 2 threads, per thread (k sims/s)", div(mcts2, 2e3), None, " k")
@@ -415,7 +476,7 @@ def _table(header: list[str], rows: list[list[str]], markdown: bool, align: str)
 
 _KINDS = ("native", "native_2threads", "python_loop",
           *(vector_key(size, t, o) for o in (False, True) for size in VECTOR_SIZES for t in (1, 2)),
-          "mcts", "mcts_2threads", "reference_loop", "bots")
+          "vector_paired", "vector_paired_2threads", "mcts", "mcts_2threads", "reference_loop", "bots")
 
 
 def _order(results: Results, key: str):
@@ -599,6 +660,8 @@ def run(games=None, quick: bool = False, out=sys.stdout, breakdown: bool = False
                                         vector_label(name, size, threads, observations),
                                         lambda n, v=vec: vector_steps(v, n), target, repeats))
                     del vec
+        for threads in (1, 2):
+            results.add(measure_paired(name, game, threads, target, repeats))
         state = game.new_initial_state()
         for threads in (1, 2):
             results.add(measure(f"{name}/{mcts_key(threads)}", mcts_label(name, spec.mcts_simulations, threads),
