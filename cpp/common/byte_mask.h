@@ -38,12 +38,16 @@ struct ByteTable {
 };
 inline constexpr ByteTable kByteTable{};
 
-// Up to 64 bytes from one word, 8 at a time from the table.
+// Up to 64 bytes from one word, 8 at a time from the table; a row that is not a whole number of
+// 8-byte groups ends with a group overlapping the one before (no variable-length copy).
 inline void expand_word(uint64_t bits, uint8_t* mask, int n) {
+  if (n < 8) {
+    for (int k = 0; k < n; ++k) mask[k] = static_cast<uint8_t>((bits >> k) & 1);
+    return;
+  }
   const int whole = n / 8;
   for (int k = 0; k < whole; ++k) std::memcpy(mask + 8 * k, &kByteTable.of[(bits >> (8 * k)) & 0xFF], 8);
-  if (const int rest = n % 8)
-    std::memcpy(mask + 8 * whole, &kByteTable.of[(bits >> (8 * whole)) & 0xFF], static_cast<size_t>(rest));
+  if (n % 8) std::memcpy(mask + n - 8, &kByteTable.of[(bits >> (n - 8)) & 0xFF], 8);
 }
 
 // Bits p..p+width-1 of the bitset (width <= 32), from the words that hold them only.

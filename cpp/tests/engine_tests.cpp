@@ -267,6 +267,15 @@ void check_byte_mask_writers() {
           CHECK(buffer[static_cast<size_t>(i)] == expected);
         }
       }
+  for (int n = 1; n <= 64; ++n) {  // one word, as VectorGame writes small action spaces
+    const uint64_t bits = rng.next();
+    std::vector<uint8_t> buffer(static_cast<size_t>(n + 16), 0xEE);
+    meeple::byte_mask::expand_word(bits, buffer.data() + 8, n);
+    for (int i = 0; i < static_cast<int>(buffer.size()); ++i) {
+      const int a = i - 8;
+      CHECK(buffer[static_cast<size_t>(i)] == (a < 0 || a >= n ? 0xEE : (bits >> a) & 1));
+    }
+  }
   std::printf("ok   byte-mask writers: %d of them agree on rows of 1..512 bytes\n", count);
 }
 
