@@ -162,7 +162,7 @@ def _color(key: str) -> str:
     if key.startswith("openspiel/"):
         return _COLORS["openspiel"]
     kind = key.split("/")[-1]
-    if kind.startswith("vector") and "noobs" in kind:
+    if kind.startswith("vector") and ("noobs" in kind or "paired" in kind):  # paired: observations=False
         return _COLORS["vector_noobs"]
     for prefix in ("native", "vector", "mcts"):
         if kind.startswith(prefix):
