@@ -1,8 +1,9 @@
 """The C++ engine against the pure-Python reference (tests/differential.py), per game and variant.
 
 - `test_differential_random_games[...]`: `entry.differential_games` (10,000) seeded random games per
-  variant, seeds 0..n-1, compared at every ply. Marked `slow`; one test per variant so
-  `pytest -n 2` spreads them. MEEPLE_DIFFERENTIAL_GAMES=n overrides the count (local runs).
+  variant, seeds 0..n-1, compared at every ply. Marked `slow`; four tests per variant (seeds
+  k, k+4, ...) so `pytest -n 2` spreads them evenly. MEEPLE_DIFFERENTIAL_GAMES=n overrides the
+  count (local runs).
 - `test_differential_smoke[...]`: `entry.differential_smoke_games` other seeds per variant, not slow.
 - `test_state_from_dict_agrees`: damaged/altered state dicts are accepted or rejected alike, and
   accepted ones play on identically (this reaches positions random play rarely does).
@@ -35,12 +36,17 @@ def test_every_game_has_a_reference():
     assert not missing, f"no meeple.reference implementation for {missing}"
 
 
+SHARDS = 4  # each variant's seeds in 4 interleaved parts, so `pytest -n` can balance the long ones
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize("shard", range(SHARDS), ids=[f"part{k + 1}of{SHARDS}" for k in range(SHARDS)])
 @pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
-def test_differential_random_games(case):
+def test_differential_random_games(case, shard):
     n = int(os.environ.get("MEEPLE_DIFFERENTIAL_GAMES", case.entry.differential_games))
-    stats = run_games(case.name, case.params, range(n))
-    assert stats["games"] == n
+    seeds = range(shard, n, SHARDS)  # the parts together: seeds 0..n-1
+    stats = run_games(case.name, case.params, seeds)
+    assert stats["games"] == len(seeds)
 
 
 @pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
