@@ -108,8 +108,7 @@ class Game {
   Action sample_and_mark_legal(const State& s, uint64_t* words, Random& rng) const {
     const uint32_t mask = legal_mask(s);
     words[0] = mask;
-    if (!mask) return kNoAction;
-    return bits::select_set_bit(mask, rng.uniform(static_cast<uint32_t>(bits::count24(mask))));
+    return mask ? draw(mask, rng) : kNoAction;
   }
 
   bool is_legal(const State& s, Action a) const {
@@ -119,7 +118,11 @@ class Game {
   // Uniform legal action without building the list (the random-playout hot path).
   template <class Random>
   Action sample_legal_action(const State& s, Random& rng) const {
-    const uint32_t mask = legal_mask(s);
+    return draw(legal_mask(s), rng);
+  }
+  // One set bit of a nonzero legal mask, uniformly: the j-th in ascending order, one draw.
+  template <class Random>
+  static Action draw(uint32_t mask, Random& rng) {
     return bits::select_set_bit(mask, rng.uniform(static_cast<uint32_t>(bits::count24(mask))));
   }
 

@@ -222,17 +222,16 @@ class VectorEnv {
     uint64_t* bits = &legal_bits_[static_cast<size_t>(i) * kWords];
     Rng& rng = rngs_[static_cast<size_t>(i)];
     int32_t choice = kNoAction;
-    if constexpr (requires { g.sample_and_mark_legal(s, bits, rng); }) {
-      if (!g.is_terminal(s)) choice = g.sample_and_mark_legal(s, bits, rng);
-      else std::fill(bits, bits + kWords, uint64_t{0});
+    if (g.is_terminal(s)) {
+      std::fill(bits, bits + kWords, uint64_t{0});
+    } else if constexpr (requires { g.sample_and_mark_legal(s, bits, rng); }) {
+      choice = g.sample_and_mark_legal(s, bits, rng);
     } else {
       std::fill(bits, bits + kWords, uint64_t{0});
-      if (!g.is_terminal(s)) {
-        ActionList<G::kMaxActions> legal;
-        g.legal_actions(s, legal);
-        set_bits(legal, bits);
-        if (!legal.empty()) choice = legal[static_cast<int>(rng.uniform(static_cast<uint32_t>(legal.size())))];
-      }
+      ActionList<G::kMaxActions> legal;
+      g.legal_actions(s, legal);
+      set_bits(legal, bits);
+      if (!legal.empty()) choice = legal[static_cast<int>(rng.uniform(static_cast<uint32_t>(legal.size())))];
     }
     next_random_[static_cast<size_t>(i)] = choice;
     write_mask(bits, b.masks + i * actions_size_);

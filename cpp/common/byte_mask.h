@@ -108,17 +108,7 @@ __attribute__((target("avx512f,avx512bw"))) inline void write_avx512(const uint6
 }
 #endif
 
-// The fastest writer this CPU runs.
-inline Writer best_writer() {
-#if MEEPLE_BYTE_MASK_DISPATCH
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512bw")) return &write_avx512;
-  if (__builtin_cpu_supports("avx2")) return &write_avx2;
-#endif
-  return &write_portable;
-}
-
-// Every writer this CPU runs, best first (for tests: they must agree).
+// Every writer this CPU runs, fastest first (tests check that they agree); returns how many.
 inline int available_writers(Writer* out) {
   int count = 0;
 #if MEEPLE_BYTE_MASK_DISPATCH
@@ -128,6 +118,13 @@ inline int available_writers(Writer* out) {
 #endif
   out[count++] = &write_portable;
   return count;
+}
+
+// The fastest writer this CPU runs.
+inline Writer best_writer() {
+  Writer writers[3];
+  available_writers(writers);
+  return writers[0];
 }
 
 }  // namespace meeple::byte_mask

@@ -220,20 +220,20 @@ def paired_label(name: str, threads: int) -> str:
             f"{'s' * (threads > 1)}, rounds alternating with random_playouts")
 
 
-def vector_native_pair(game, threads: int, target: float, n_native: int | None = None,
-                       n_vector: int | None = None):
+def vector_native_pair(game, threads: int, target: float):
     """The VectorGame target as one measurement: rounds of `random_playouts` and of VectorGame n=1024
     (observations=False) stepping, alternating, so that a slow spell of a noisy machine falls on
-    both sides of a ratio. Returns (pair, ratios): `pair()` times one round of each and appends their
-    ratio (VectorGame plies/s over random_playouts plies/s) and the VectorGame round to `ratios`."""
+    both sides of a ratio. Both workloads are calibrated (and so warmed up) to ~`target` s a round.
+    Returns (pair, ratios, vector steps per round): `pair()` times one round of each and appends
+    (VectorGame plies/s over random_playouts plies/s, VectorGame plies, VectorGame seconds)."""
     import meeple
 
     vec = meeple.VectorGame(game, max(VECTOR_SIZES), seed=0, threads=threads, observations=False)
     native = (lambda n: native_playouts(game, n, 0, threads))
     vector = (lambda n: vector_steps(vec, n))
-    n_native = n_native or calibrate(native, target)
-    n_vector = n_vector or calibrate(vector, target)
-    ratios: list[tuple[float, int, float]] = []  # (ratio, vector plies, vector seconds) per pair
+    n_native = calibrate(native, target)
+    n_vector = calibrate(vector, target)
+    ratios: list[tuple[float, int, float]] = []
 
     def pair() -> None:
         native_plies, native_seconds = _timed(native, n_native)
@@ -254,8 +254,6 @@ def paired_summary(ratios: list[tuple[float, int, float]]) -> dict:
 
 def measure_paired(name: str, game, threads: int, target: float, repeats: int) -> Measurement:
     pair, ratios, n_vector = vector_native_pair(game, threads, target)
-    pair()  # warm-up pair, not kept
-    ratios.clear()
     for _ in range(repeats):
         pair()
     info = paired_summary(ratios)
@@ -417,11 +415,11 @@ def _ratio_rows(results: Results, game: str) -> list[tuple[str, str, str, str]]:
             if base is None and threads > 1:
                 continue
             what = "observations=False" if not observations else "with observations"
-            paired = f"{game}/{paired_key(threads)}" in results.measurements and not observations
+            has_paired = f"{game}/{paired_key(threads)}" in results.measurements and not observations
             row(f"VectorGame n={big} ({what}) / random_playouts, {threads} thread{'s' * (threads > 1)}"
-                + (", separate runs" if paired else ""),
+                + (", separate runs" if has_paired else ""),
                 div(r(f"{game}/{vector_key(big, threads, observations)}"), base),
-                None if observations or paired else spec.vector_target)
+                None if observations or has_paired else spec.vector_target)
     row("MCTS, 1 thread (k sims/s)", div(mcts, 1e3), spec.mcts_target, " k")
     if mcts2 is not None:
         row("MCTS, 2 threads, per thread (k sims/s)", div(mcts2, 2e3), None, " k")
@@ -476,7 +474,7 @@ def _table(header: list[str], rows: list[list[str]], markdown: bool, align: str)
 
 _KINDS = ("native", "native_2threads", "python_loop",
           *(vector_key(size, t, o) for o in (False, True) for size in VECTOR_SIZES for t in (1, 2)),
-          "vector_paired", "vector_paired_2threads", "mcts", "mcts_2threads", "reference_loop", "bots")
+          *(paired_key(t) for t in (1, 2)), "mcts", "mcts_2threads", "reference_loop", "bots")
 
 
 def _order(results: Results, key: str):
