@@ -100,6 +100,46 @@ def test_vector_game_rejects_bad_actions_without_changing_anything():
             meeple.VectorGame(game, bad)
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_vector_game_rejects_bad_actions_in_large_batches(threads):
+    """Above the size stepped on one thread the check is split over the threads too: the smallest
+    illegal slot is named wherever it is, and no state, array or random action has changed."""
+    game = meeple.load("abacuachego")
+    n = 700
+    vec = meeple.VectorGame(game, n, seed=4, threads=threads)
+    for _ in range(5):
+        vec.step(vec.random_actions())
+    before = [vec.state(i) for i in range(n)]
+    arrays = [a.copy() for a in (vec.observations, vec.masks, vec.rewards, vec.terminated, vec.current_player)]
+    random = vec.random_actions()
+    for slots in ([699], [650, 420], [0, 345, 699]):
+        actions = random.copy()
+        for i in slots:
+            actions[i] = next(a for a in range(game.num_distinct_actions()) if not vec.masks[i, a])
+        with pytest.raises(ValueError, match=f"for state {min(slots)};"):
+            vec.step(actions)
+        assert [vec.state(i) for i in range(n)] == before
+        assert all(np.array_equal(a, b) for a, b in zip(
+            arrays, (vec.observations, vec.masks, vec.rewards, vec.terminated, vec.current_player)))
+        assert np.array_equal(vec.random_actions(), random)
+    vec.step(random)  # and the vector steps on normally
+    assert [vec.state(i) for i in range(n)] != before
+
+
+def test_vector_game_random_actions_are_a_new_array_at_every_call():
+    vec = meeple.VectorGame("abacuachego", 300, seed=5, threads=2)
+    first, second = vec.random_actions(), vec.random_actions()
+    assert first is not second and not np.shares_memory(first, second)
+    assert np.array_equal(first, second)
+    first[:] = -1  # the caller's to change: later calls do not see it
+    assert np.array_equal(vec.random_actions(), second)
+    vec.step(second)
+    third, fourth = vec.random_actions(), vec.random_actions()
+    assert np.array_equal(third, fourth) and not np.shares_memory(third, fourth)
+    assert not np.shares_memory(third, second) and (first == -1).all()
+    assert all(vec.masks[i, a] for i, a in enumerate(third))
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_mcts_returns_a_legal_action_deterministically(name):
     game = meeple.load(name)

@@ -64,16 +64,14 @@ class VectorEnv {
 
   void reset() {
     std::fill(episodes_.begin(), episodes_.end(), 0);
-    Buffers b = buffers();
+    py::array_t<int32_t> random(size());
+    Buffers b = buffers(random);
     py::gil_scoped_release release;
     pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        start_game(i);
-        b.terminated[i] = false;
-        std::fill(b.rewards + i * players_, b.rewards + (i + 1) * players_, 0.0f);
-        publish(i, b);
-      }
+      const Slots slots = this->slots(b);
+      for (int64_t i = begin; i < end; ++i) slots.reset(i);
     }, kMinParallel);
+    fresh_random_ = std::move(random);
   }
 
   void step(const py::array& given) {
@@ -84,18 +82,33 @@ class VectorEnv {
     if (given.ndim() != 1 || given.shape(0) != size())
       throw py::value_error("actions must be a 1-d array of " + std::to_string(size()) +
                             " ints, got shape " + shape_text(given));
-    // Read the actions into actions_ and check each against the published mask, before any is
-    // applied: an illegal action anywhere leaves every state unchanged. A bit test per slot is
-    // cheaper here than handing the check to the pool. int32 (what random_actions returns) and
+    // Read the actions into actions_ and check each against the published mask, all before any is
+    // applied: an illegal action anywhere leaves every state unchanged. The check is split over
+    // the threads like the step (a bit test per slot). int32 (what random_actions returns) and
     // int64 arrays are read in place; other integer arrays are converted first.
     actions_.resize(states_.size());
-    const int64_t first_illegal = [&] {
-      if (in_place<int32_t>(given)) return read_actions(static_cast<const int32_t*>(given.data()));
-      if (in_place<int64_t>(given)) return read_actions(static_cast<const int64_t*>(given.data()));
-      auto wide = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(given);
-      if (!wide) throw py::error_already_set();
-      return read_actions(wide.data());
-    }();
+    py::array_t<int64_t> converted;
+    const void* data = given.data();
+    const bool narrow = in_place<int32_t>(given);
+    if (!narrow && !in_place<int64_t>(given)) {
+      converted = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(given);
+      if (!converted) throw py::error_already_set();
+      data = converted.data();
+    }
+    py::array_t<int32_t> random(size());
+    Buffers b = buffers(random);
+    int64_t first_illegal;
+    {
+      py::gil_scoped_release release;
+      const auto check = [&](int64_t begin, int64_t end) {
+        return narrow ? read_actions(static_cast<const int32_t*>(data), begin, end)
+                      : read_actions(static_cast<const int64_t*>(data), begin, end);
+      };
+      first_illegal = pool_.checked_parallel_for(size(), check, [&](int64_t begin, int64_t end) {
+        const Slots slots = this->slots(b);
+        for (int64_t i = begin; i < end; ++i) slots.step(i);
+      }, kMinParallel);
+    }
     if (first_illegal >= 0) {
       const size_t i = static_cast<size_t>(first_illegal);
       ActionList<G::kMaxActions> legal;
@@ -106,33 +119,16 @@ class VectorEnv {
       for (int k = 0; k < legal.size(); ++k) message << (k ? ", " : "") << legal[k];
       throw py::value_error(message.str());
     }
-    const G& g = *game_;
-    Buffers b = buffers();
-    py::gil_scoped_release release;
-    pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        State& s = states_[static_cast<size_t>(i)];
-        g.apply_action(s, actions_[static_cast<size_t>(i)]);
-        resolve_chance(i);
-        float* reward = b.rewards + i * players_;
-        if (g.is_terminal(s)) {
-          double r[8] = {};
-          g.returns(s, r);
-          for (int p = 0; p < players_; ++p) reward[p] = static_cast<float>(r[p]);
-          b.terminated[i] = true;
-          start_game(i);
-        } else {
-          zero_row(reward, players_);
-          b.terminated[i] = false;
-        }
-        publish(i, b);
-      }
-    }, kMinParallel);
+    fresh_random_ = std::move(random);
   }
 
-  // One uniformly random legal action per state (each slot's own generator), as numpy int32.
-  // Drawn while publishing the state, from the legal list already at hand.
-  py::array_t<int32_t> random_actions() const {
+  // One uniformly random legal action per state (each slot's own generator), as a new numpy int32
+  // array. Drawn while publishing the state, from the legal list already at hand, and written by
+  // the thread that stepped the slot into an array made for the step: the first call after a step
+  // hands that array over (no copy, and its rows stay in the cache of the core that will check
+  // them at the next step), later calls copy.
+  py::array_t<int32_t> random_actions() {
+    if (fresh_random_) return std::move(fresh_random_);
     return py::array_t<int32_t>(size(), next_random_.data());
   }
 
@@ -147,6 +143,7 @@ class VectorEnv {
 
  private:
   struct Buffers {
+    int32_t* random;
     float* observations;
     uint8_t* masks;
     float* rewards;
@@ -154,8 +151,8 @@ class VectorEnv {
     int32_t* current_player;
   };
 
-  Buffers buffers() {
-    return {observations_.mutable_data(), masks_.mutable_data(), rewards_.mutable_data(),
+  Buffers buffers(py::array_t<int32_t>& random) {
+    return {random.mutable_data(), observations_.mutable_data(), masks_.mutable_data(), rewards_.mutable_data(),
             terminated_.mutable_data(), current_player_.mutable_data()};
   }
 
@@ -165,9 +162,6 @@ class VectorEnv {
     return text + (a.ndim() == 1 ? ",)" : ")");
   }
 
-  bool is_published_legal(int64_t i, Action a) const {
-    return (legal_bits_[static_cast<size_t>(i) * kWords + (a >> 6)] >> (a & 63)) & 1u;
-  }
 
   // Whether `a` can be read as a plain T[] (native byte order, C-contiguous, aligned).
   template <class T>
@@ -176,69 +170,140 @@ class VectorEnv {
            reinterpret_cast<uintptr_t>(a.data()) % alignof(T) == 0;
   }
 
-  // Copies the given actions into actions_; returns the first slot whose action is not legal
-  // there, or -1.
+  // Copies the given actions of slots [begin, end) into actions_; returns the first of those
+  // slots whose action is not legal there, or -1.
   template <class T>
-  int64_t read_actions(const T* given) {
-    for (int64_t i = 0; i < size(); ++i) {
+  int64_t read_actions(const T* given, int64_t begin, int64_t end) {
+    // Locals: the stores to `actions` could alias members as far as the compiler knows.
+    const uint64_t* published = legal_bits_.data();
+    Action* actions = actions_.data();
+    const uint64_t limit = static_cast<uint64_t>(actions_size_);
+    for (int64_t i = begin; i < end; ++i) {
       const T a = given[i];
-      if (a < 0 || a >= static_cast<T>(actions_size_) || !is_published_legal(i, static_cast<Action>(a)))
+      // One unsigned compare also rejects negative actions.
+      if (static_cast<uint64_t>(a) >= limit ||
+          !((published[i * static_cast<int64_t>(kWords) + (a >> 6)] >> (a & 63)) & 1u))
         return i;
-      actions_[static_cast<size_t>(i)] = static_cast<Action>(a);
+      actions[i] = static_cast<Action>(a);
     }
     return -1;
   }
 
-  void start_game(int64_t i) {
-    const uint64_t slot_seed = derive_seed(seed_, static_cast<uint64_t>(i));
-    const uint64_t game_seed = derive_seed(slot_seed, episodes_[static_cast<size_t>(i)]++);
-    states_[static_cast<size_t>(i)] = game_->initial_state(game_seed);
-    rngs_[static_cast<size_t>(i)] = Rng(game_seed ^ 0xA5A5A5A5A5A5A5A5ull);
-    resolve_chance(i);
-  }
+  // What the per-slot work reads and writes, copied for one block into a local: the outputs are
+  // written through byte and bool pointers, which may alias any memory as far as the compiler
+  // knows, so members read through `this` would be loaded again after each such store.
+  struct Slots {
+    const G& g;
+    State* states;
+    Rng* rngs;
+    uint64_t* episodes;
+    uint64_t* legal_bits;
+    int32_t* next_random;
+    const Action* actions;
+    Buffers out;
+    uint64_t seed;
+    int players, obs_size, actions_size;
+    bool observe;
+    byte_mask::Writer write_wide_mask;
 
-  void resolve_chance(int64_t i) {
-    if constexpr (G::kMaxChanceOutcomes > 0) {
-      State& s = states_[static_cast<size_t>(i)];
-      while (!game_->is_terminal(s) && game_->is_chance_node(s))
-        game_->apply_action(s, sample_action(*game_, s, rngs_[static_cast<size_t>(i)]));
-    } else {
-      (void)i;
+    // Applies the slot's action; a finished game is scored and replaced.
+    MEEPLE_ALWAYS_INLINE void step(int64_t i) const {
+      State& s = states[i];
+      g.apply_action(s, actions[i]);
+      resolve_chance(i);
+      float* reward = out.rewards + i * players;
+      if (g.is_terminal(s)) {
+        double r[8] = {};
+        g.returns(s, r);
+        for (int p = 0; p < players; ++p) reward[p] = static_cast<float>(r[p]);
+        out.terminated[i] = true;
+        start_game(i);
+      } else {
+        zero_row(reward, players);
+        out.terminated[i] = false;
+      }
+      publish(i);
     }
-  }
 
-  void publish(int64_t i, const Buffers& b) {
-    const G& g = *game_;
-    const State& s = states_[static_cast<size_t>(i)];
-    const int player = g.current_player(s);
-    b.current_player[i] = player;
-    if (observe_) {
-      float* obs = b.observations + i * obs_size_;
-      std::fill(obs, obs + obs_size_, 0.0f);  // games write the nonzero entries into a zeroed buffer
-      g.observation(s, player >= 0 ? player : 0, obs);
+    MEEPLE_ALWAYS_INLINE void reset(int64_t i) const {
+      start_game(i);
+      out.terminated[i] = false;
+      zero_row(out.rewards + i * players, players);
+      publish(i);
     }
-    // The legal actions as a bitset, straight into legal_bits_ (kept for validating the next
-    // step); the random action is drawn with it and the numpy mask written from it.
-    uint64_t* bits = &legal_bits_[static_cast<size_t>(i) * kWords];
-    Rng& rng = rngs_[static_cast<size_t>(i)];
-    int32_t choice = kNoAction;
-    if (g.is_terminal(s)) {
-      std::fill(bits, bits + kWords, uint64_t{0});
-    } else if constexpr (requires { g.sample_and_mark_legal(s, bits, rng); }) {
-      choice = g.sample_and_mark_legal(s, bits, rng);
-    } else {
-      std::fill(bits, bits + kWords, uint64_t{0});
-      ActionList<G::kMaxActions> legal;
-      g.legal_actions(s, legal);
-      set_bits(legal, bits);
-      if (!legal.empty()) choice = legal[static_cast<int>(rng.uniform(static_cast<uint32_t>(legal.size())))];
+
+    void start_game(int64_t i) const {
+      const uint64_t slot_seed = derive_seed(seed, static_cast<uint64_t>(i));
+      const uint64_t game_seed = derive_seed(slot_seed, episodes[i]++);
+      states[i] = g.initial_state(game_seed);
+      rngs[i] = Rng(game_seed ^ 0xA5A5A5A5A5A5A5A5ull);
+      resolve_chance(i);
     }
-    next_random_[static_cast<size_t>(i)] = choice;
-    write_mask(bits, b.masks + i * actions_size_);
+
+    MEEPLE_ALWAYS_INLINE void resolve_chance(int64_t i) const {
+      if constexpr (G::kMaxChanceOutcomes > 0) {
+        State& s = states[i];
+        while (!g.is_terminal(s) && g.is_chance_node(s)) g.apply_action(s, sample_action(g, s, rngs[i]));
+      } else {
+        (void)i;
+      }
+    }
+
+    MEEPLE_ALWAYS_INLINE void publish(int64_t i) const {
+      const State& s = states[i];
+      const int player = g.current_player(s);
+      out.current_player[i] = player;
+      if (observe) {
+        float* obs = out.observations + i * obs_size;
+        std::fill(obs, obs + obs_size, 0.0f);  // games write the nonzero entries into a zeroed buffer
+        g.observation(s, player >= 0 ? player : 0, obs);
+      }
+      // The legal actions as a bitset, straight into legal_bits (kept for validating the next
+      // step); the random action is drawn with it and the numpy mask written from it.
+      uint64_t* bits = legal_bits + i * static_cast<int64_t>(kWords);
+      Rng& rng = rngs[i];
+      int32_t choice = kNoAction;
+      if (g.is_terminal(s)) {
+        std::fill(bits, bits + kWords, uint64_t{0});
+      } else if constexpr (requires { g.sample_and_mark_legal(s, bits, rng); }) {
+        choice = g.sample_and_mark_legal(s, bits, rng);
+      } else {
+        std::fill(bits, bits + kWords, uint64_t{0});
+        ActionList<G::kMaxActions> legal;
+        g.legal_actions(s, legal);
+        set_bits(legal, bits);
+        if (!legal.empty()) choice = legal[static_cast<int>(rng.uniform(static_cast<uint32_t>(legal.size())))];
+      }
+      next_random[i] = choice;
+      out.random[i] = choice;
+      write_mask(bits, out.masks + i * actions_size);
+    }
+
+    // One byte (0/1) per action from the bitset. Small action spaces: a word from a table, with
+    // a constant trip count; larger ones: the widest writer this CPU has (byte_mask.h).
+    MEEPLE_ALWAYS_INLINE void write_mask(const uint64_t* bits, uint8_t* mask) const {
+      if constexpr (G::kMaxActions <= 64) {
+        if (actions_size == G::kMaxActions)
+          byte_mask::expand_word(bits[0], mask, G::kMaxActions);
+        else
+          byte_mask::expand_word(bits[0], mask, actions_size);
+      } else {
+        write_wide_mask(bits, mask, actions_size);
+      }
+    }
+  };
+
+  Slots slots(const Buffers& b) {
+    return {*game_, states_.data(), rngs_.data(), episodes_.data(), legal_bits_.data(), next_random_.data(),
+            actions_.data(), b, seed_, players_, obs_size_, actions_size_, observe_, write_wide_mask_};
   }
 
   // A row of a few floats set to 0 by plain stores (a fill loop becomes a memset call per slot).
   static void zero_row(float* row, int n) {
+    if (n == 2) {  // most games: one predictable test instead of a jump
+      row[0] = row[1] = 0.0f;
+      return;
+    }
     switch (n) {
       case 4: row[3] = 0.0f; [[fallthrough]];
       case 3: row[2] = 0.0f; [[fallthrough]];
@@ -266,19 +331,6 @@ class VectorEnv {
     bits[word] |= gathered;
   }
 
-  // One byte (0/1) per action from the bitset. Small action spaces: a word from a table, with
-  // a constant trip count; larger ones: the widest writer this CPU has (byte_mask.h).
-  void write_mask(const uint64_t* bits, uint8_t* mask) const {
-    if constexpr (G::kMaxActions <= 64) {
-      if (actions_size_ == G::kMaxActions)
-        byte_mask::expand_word(bits[0], mask, G::kMaxActions);
-      else
-        byte_mask::expand_word(bits[0], mask, actions_size_);
-    } else {
-      write_wide_mask_(bits, mask, actions_size_);
-    }
-  }
-
   std::shared_ptr<const G> game_;
   uint64_t seed_;
   bool observe_;  // false: observations stay 0 (rollouts and search need none)
@@ -288,6 +340,7 @@ class VectorEnv {
   std::vector<uint64_t> episodes_;
   std::vector<Rng> rngs_;
   std::vector<int32_t> next_random_;
+  py::array_t<int32_t> fresh_random_;  // the step's random actions until handed over, then null
   std::vector<Action> actions_;  // the actions of the step being applied
   // The legal actions published for each slot, kept privately (the numpy mask is the user's to
   // overwrite): validating a step is a bit test instead of a legality check.

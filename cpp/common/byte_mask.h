@@ -38,9 +38,30 @@ struct ByteTable {
 };
 inline constexpr ByteTable kByteTable{};
 
-// Up to 64 bytes from one word, 8 at a time from the table; a row that is not a whole number of
-// 8-byte groups ends with a group overlapping the one before (no variable-length copy).
+#if defined(__SSE2__) || defined(_M_X64)
+// out[0..16) = bits 0..15 of bits16.
+inline void put16(uint32_t bits16, uint8_t* out) {
+  __m128i v = _mm_cvtsi32_si128(static_cast<int>(bits16 & 0xFFFF));  // bytes L, H, 0, ...
+  v = _mm_unpacklo_epi8(v, v);                                        // L L H H
+  v = _mm_unpacklo_epi16(v, v);                                       // L x4, H x4
+  v = _mm_unpacklo_epi32(v, v);                                       // L x8, H x8
+  const __m128i bit = _mm_set_epi8(-128, 64, 32, 16, 8, 4, 2, 1, -128, 64, 32, 16, 8, 4, 2, 1);
+  v = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(v, bit), bit), _mm_set1_epi8(1));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
+}
+#endif
+
+// Up to 64 bytes from one word: 16 at a time with SSE2, else 8 at a time from the table; a row
+// that is not a whole number of groups ends with a group overlapping the one before (no
+// variable-length copy).
 inline void expand_word(uint64_t bits, uint8_t* mask, int n) {
+#if defined(__SSE2__) || defined(_M_X64)
+  if (n >= 16) {
+    for (int k = 0; k + 16 <= n; k += 16) put16(static_cast<uint32_t>(bits >> k), mask + k);
+    if (n % 16) put16(static_cast<uint32_t>(bits >> (n - 16)), mask + n - 16);
+    return;
+  }
+#endif
   if (n < 8) {
     for (int k = 0; k < n; ++k) mask[k] = static_cast<uint8_t>((bits >> k) & 1);
     return;
@@ -58,23 +79,14 @@ inline uint32_t window(const uint64_t* bits, int p, int width) {
   return static_cast<uint32_t>(v);
 }
 
-// 16 bytes per group with SSE2; a row that is not a whole number of groups ends with a group
-// overlapping the one before (rows of fewer than 16 bytes use the table).
+// 16 bytes per group with SSE2 (put16); a row that is not a whole number of groups ends with a
+// group overlapping the one before (rows of fewer than 16 bytes use the table).
 inline void write_portable(const uint64_t* bits, uint8_t* mask, int n) {
 #if defined(__SSE2__) || defined(_M_X64)
   if (n >= 16) {
-    auto put = [](uint32_t bits16, uint8_t* out) {
-      __m128i v = _mm_cvtsi32_si128(static_cast<int>(bits16 & 0xFFFF));  // bytes L, H, 0, ...
-      v = _mm_unpacklo_epi8(v, v);                                        // L L H H
-      v = _mm_unpacklo_epi16(v, v);                                       // L x4, H x4
-      v = _mm_unpacklo_epi32(v, v);                                       // L x8, H x8
-      const __m128i bit = _mm_set_epi8(-128, 64, 32, 16, 8, 4, 2, 1, -128, 64, 32, 16, 8, 4, 2, 1);
-      v = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(v, bit), bit), _mm_set1_epi8(1));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
-    };
     const int groups = n / 16;
-    for (int k = 0; k < groups; ++k) put(static_cast<uint32_t>(bits[k >> 2] >> (16 * (k & 3))), mask + 16 * k);
-    if (n % 16) put(window(bits, n - 16, 16), mask + n - 16);
+    for (int k = 0; k < groups; ++k) put16(static_cast<uint32_t>(bits[k >> 2] >> (16 * (k & 3))), mask + 16 * k);
+    if (n % 16) put16(window(bits, n - 16, 16), mask + n - 16);
     return;
   }
 #endif

@@ -1,24 +1,29 @@
 // A small persistent pool for `parallel_for` over index ranges: batched stepping calls it once per
-// step (tens of microseconds of work), so the workers stay alive between calls, and three costs
-// that would eat the gain of a second thread are avoided:
+// step (tens of microseconds of work), so the workers stay alive between calls, and the costs that
+// would eat the gain of a second thread are avoided:
 //  - each thread owns the same share of the range at every call (thread t: the t-th of `threads`
 //    equal parts), so the states it steps stay in its own core's cache; handing index blocks out
 //    first-come-first-served moved states between cores at every step, and a cache line that
 //    another core modified costs a slow transfer;
-//  - a worker that wakes late (a sleeping thread takes tens of microseconds to wake, more on a busy
-//    machine) must not leave the caller idle: each share is cut into blocks taken from the share's
-//    own counter, and a thread done with its share takes the blocks left in the others;
+//  - a thread takes blocks from the front of its share, smaller as the share drains; a thread whose
+//    share is empty takes the back half of the fullest other share. So a worker that wakes late (a
+//    sleeping thread takes tens of microseconds to wake) does not leave the caller idle, and at
+//    the end a thread waits for the other at most a short block (fixed blocks of 1/16 of the
+//    range left up to one block, ~3 µs of a 25 µs step, to one thread alone);
+//  - an optional check pass (checked_parallel_for) runs split over the threads too, each part
+//    claimed by whichever thread comes first, and the body starts only once every part passed:
+//    validating a batch before changing anything costs a share of it, not all of it, on one thread;
 //  - between calls a worker spins briefly (with a pause) before it sleeps, so back-to-back steps
-//    find it awake; the caller also spins briefly before sleeping on the last block.
-// Which thread runs which block never matters to callers: each index owns its own state and RNG.
+//    find it awake; the caller also spins briefly before sleeping on the last items.
+// Which thread runs which items never matters to callers: each index owns its own state and RNG.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -34,6 +39,10 @@ namespace meeple {
 
 class ThreadPool {
  public:
+  using Body = std::function<void(int64_t, int64_t)>;
+  // Returns the first index of [begin, end) that fails, or -1.
+  using Check = std::function<int64_t(int64_t, int64_t)>;
+
   explicit ThreadPool(int threads) : threads_(std::max(1, threads)), shares_(static_cast<size_t>(threads_)) {
     for (int t = 1; t < threads_; ++t) workers_.emplace_back([this, t] { work(t); });
   }
@@ -54,25 +63,74 @@ class ThreadPool {
   // Calls body(begin, end) on contiguous blocks covering [0, n), spread over the threads; returns
   // when all are done. Below `min_parallel` items it runs inline: a batch that small costs less
   // than the hand-off.
-  void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& body,
-                    int64_t min_parallel = 2) {
+  void parallel_for(int64_t n, const Body& body, int64_t min_parallel = 2) {
+    run(n, nullptr, body, min_parallel);
+  }
+
+  // check(begin, end) over blocks covering [0, n) first; if no index fails, body as parallel_for.
+  // Returns the smallest failing index (the body then ran nowhere), or -1.
+  int64_t checked_parallel_for(int64_t n, const Check& check, const Body& body, int64_t min_parallel = 2) {
+    return run(n, &check, body, min_parallel);
+  }
+
+ private:
+  // One thread's part of the range; on its own cache line, so taking a block of one share does
+  // not slow the thread counting through another.
+  struct alignas(64) Share {
+    std::atomic<uint64_t> range{0};  // pack(begin, end): the items not yet taken
+    std::atomic<bool> check_claimed{false};
+  };
+
+  static constexpr int kSpins = 20000;  // roughly 50-200 µs of pause instructions
+  static constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+  // Share ranges are packed [begin, end) in one 64-bit word (one atomic update takes or splits).
+  static constexpr int64_t kMaxPacked = std::numeric_limits<int32_t>::max();
+
+  static uint64_t pack(int64_t begin, int64_t end) {
+    return static_cast<uint64_t>(begin) | (static_cast<uint64_t>(end) << 32);
+  }
+  static int64_t begin_of(uint64_t range) { return static_cast<int64_t>(range & 0xffffffffu); }
+  static int64_t end_of(uint64_t range) { return static_cast<int64_t>(range >> 32); }
+
+  int64_t run(int64_t n, const Check* check, const Body& body, int64_t min_parallel) {
     if (threads_ == 1 || n < std::max<int64_t>(2, min_parallel)) {
-      body(0, n);
-      return;
+      const int64_t bad = check ? (*check)(0, n) : -1;
+      if (bad < 0) body(0, n);
+      return bad;
     }
+    if (n <= kMaxPacked) return run_slice(n, check, &body);
+    // Ranges are packed in 32 bits: a larger n runs as consecutive slices (no caller needs this),
+    // all checked before any body runs.
+    for (int64_t offset = 0; offset < n && check; offset += kMaxPacked) {
+      const Check sliced = [check, offset](int64_t b, int64_t e) { return (*check)(b + offset, e + offset); };
+      const int64_t bad = run_slice(std::min(kMaxPacked, n - offset), &sliced, nullptr);
+      if (bad >= 0) return bad;  // check reports indices of [0, n)
+    }
+    for (int64_t offset = 0; offset < n; offset += kMaxPacked) {
+      const Body sliced = [&body, offset](int64_t b, int64_t e) { body(b + offset, e + offset); };
+      run_slice(std::min(kMaxPacked, n - offset), nullptr, &sliced);
+    }
+    return -1;
+  }
+
+  int64_t run_slice(int64_t n, const Check* check, const Body* body) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      body_ = &body;
-      block_ = std::max<int64_t>(1, n / (8 * threads_));  // 8 blocks per share: fine enough to rebalance
+      check_ = check;
+      body_ = body;
+      n_ = n;
       for (int t = 0; t < threads_; ++t) {
-        shares_[static_cast<size_t>(t)].next.store(n * t / threads_, std::memory_order_relaxed);
-        shares_[static_cast<size_t>(t)].end = n * (t + 1) / threads_;
+        Share& share = shares_[static_cast<size_t>(t)];
+        share.range.store(pack(n * t / threads_, n * (t + 1) / threads_), std::memory_order_relaxed);
+        share.check_claimed.store(false, std::memory_order_relaxed);
       }
+      checked_.store(0, std::memory_order_relaxed);
+      first_bad_.store(kNone, std::memory_order_relaxed);
       busy_.store(threads_ - 1, std::memory_order_relaxed);
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
-    run_blocks(0);
+    run_call(0);
     // Wait for the workers still inside a block: spin a little (they are usually about to finish),
     // then sleep.
     for (int spin = 0; spin < kSpins && busy_.load(std::memory_order_acquire) != 0; ++spin) MEEPLE_CPU_PAUSE();
@@ -80,19 +138,78 @@ class ThreadPool {
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait(lock, [this] { return busy_.load(std::memory_order_acquire) == 0; });
     }
+    const int64_t bad = first_bad_.load(std::memory_order_relaxed);
+    return bad == kNone ? -1 : bad;
   }
 
- private:
-  static constexpr int kSpins = 20000;  // roughly 50-200 µs of pause instructions
+  // Thread `self`'s part of a call: the check parts it claims, the barrier, then the body.
+  void run_call(int self) {
+    if (check_) {
+      for (int k = 0; k < threads_; ++k) {
+        const int t = (self + k) % threads_;
+        Share& share = shares_[static_cast<size_t>(t)];
+        if (share.check_claimed.exchange(true, std::memory_order_relaxed)) continue;
+        const int64_t bad = (*check_)(n_ * t / threads_, n_ * (t + 1) / threads_);
+        if (bad >= 0) {
+          int64_t seen = first_bad_.load(std::memory_order_relaxed);
+          while (bad < seen && !first_bad_.compare_exchange_weak(seen, bad, std::memory_order_relaxed)) {
+          }
+        }
+        checked_.fetch_add(1, std::memory_order_acq_rel);
+      }
+      // Every part is claimed by a running thread, so this wait ends.
+      while (checked_.load(std::memory_order_acquire) < threads_) MEEPLE_CPU_PAUSE();
+      if (first_bad_.load(std::memory_order_relaxed) != kNone) return;
+    }
+    if (body_) run_blocks(self);
+  }
 
-  // Thread `self` runs the blocks of its own share, then whatever is left of the others'.
+  // Thread `self` runs blocks from the front of its own share; when that is empty, it moves the
+  // back half of the fullest other share into its own and goes on. Every index is in exactly one
+  // share or one running block, so each runs once.
   void run_blocks(int self) {
-    for (int k = 0; k < threads_; ++k) {
-      Share& share = shares_[static_cast<size_t>((self + k) % threads_)];
+    Share& own = shares_[static_cast<size_t>(self)];
+    const int64_t min_block = std::max<int64_t>(1, n_ / (64 * threads_));
+    const int64_t max_block = std::max<int64_t>(min_block, n_ / (8 * threads_));
+    for (;;) {
+      uint64_t range = own.range.load(std::memory_order_relaxed);
       for (;;) {
-        const int64_t begin = share.next.fetch_add(block_, std::memory_order_relaxed);
-        if (begin >= share.end) break;
-        (*body_)(begin, std::min(share.end, begin + block_));
+        const int64_t begin = begin_of(range), end = end_of(range);
+        if (begin >= end) break;
+        // Blocks shrink as the share drains, so the last ones are short.
+        const int64_t take = std::clamp<int64_t>((end - begin) / 4, min_block, max_block);
+        const int64_t stop = std::min(end, begin + take);
+        if (!own.range.compare_exchange_weak(range, pack(stop, end), std::memory_order_relaxed)) continue;
+        (*body_)(begin, stop);
+        range = own.range.load(std::memory_order_relaxed);
+      }
+      if (!steal_into(self, own)) return;
+    }
+  }
+
+  // Moves the back half of the fullest other share into `own` (empty); false if all are empty.
+  bool steal_into(int self, Share& own) {
+    for (;;) {
+      int victim = -1;
+      int64_t most = 0;
+      uint64_t victim_range = 0;
+      for (int t = 0; t < threads_; ++t) {
+        if (t == self) continue;
+        const uint64_t r = shares_[static_cast<size_t>(t)].range.load(std::memory_order_relaxed);
+        if (end_of(r) - begin_of(r) > most) {
+          most = end_of(r) - begin_of(r);
+          victim = t;
+          victim_range = r;
+        }
+      }
+      if (victim < 0) return false;
+      const int64_t begin = begin_of(victim_range), end = end_of(victim_range);
+      const int64_t middle = begin + (end - begin) / 2;  // one item left: take it
+      if (shares_[static_cast<size_t>(victim)].range.compare_exchange_strong(
+              victim_range, pack(begin, middle), std::memory_order_relaxed)) {
+        // Nobody takes from an empty share, so a plain store hands the stolen part over.
+        own.range.store(pack(middle, end), std::memory_order_relaxed);
+        return true;
       }
     }
   }
@@ -112,7 +229,7 @@ class ThreadPool {
         seen = generation_.load(std::memory_order_acquire);
         if (stop_) return;
       }
-      run_blocks(self);
+      run_call(self);
       if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard<std::mutex> lock(mutex_);  // pairs with the caller's predicate check
         done_.notify_one();
@@ -120,20 +237,16 @@ class ThreadPool {
     }
   }
 
-  // One thread's part of the range; on its own cache line, so taking a block of one share does
-  // not slow the thread counting through another.
-  struct alignas(64) Share {
-    std::atomic<int64_t> next{0};
-    int64_t end = 0;
-  };
-
   int threads_;
   std::vector<Share> shares_;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
-  const std::function<void(int64_t, int64_t)>* body_ = nullptr;
-  int64_t block_ = 1;
+  const Check* check_ = nullptr;
+  const Body* body_ = nullptr;
+  int64_t n_ = 0;
+  std::atomic<int> checked_{0};
+  std::atomic<int64_t> first_bad_{kNone};
   std::atomic<int> busy_{0};
   std::atomic<uint64_t> generation_{0};
   bool stop_ = false;

@@ -79,7 +79,8 @@ class VectorGame:
         return self.rewards, self.terminated
 
     def random_actions(self) -> np.ndarray:
-        """One uniformly random legal action per state, drawn in C++ by each slot's generator."""
+        """One uniformly random legal action per state, drawn in C++ by each slot's generator during
+        the last step (or reset), as a new int32 array at every call (yours to change)."""
         return self._vector.random_actions()
 
     def state(self, i: int):
