@@ -102,6 +102,18 @@ def test_vector_native_paired(benchmark, bench_settings, name, threads):
                                 kind="meeple", **mbench.paired_summary(ratios))
 
 
+@pytest.mark.parametrize("name", GAMES)
+def test_interleaved_native_paired(benchmark, bench_settings, name):
+    """The ceiling of the VectorGame ratio: 1024 games stepped one ply at a time in turn in C++,
+    with no outputs, in rounds alternating with random_playouts."""
+    target, rounds = bench_settings
+    game = _load(name)
+    pair, ratios, n = mbench.interleaved_native_pair(game, target)
+    benchmark.pedantic(pair, rounds=rounds, iterations=1)
+    benchmark.extra_info.update(key=f"{name}/{mbench.INTERLEAVED_KEY}", label=mbench.interleaved_label(name),
+                                games=n, game=name, kind="meeple", **mbench.paired_summary(ratios))
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("name", GAMES)
 def test_mcts(measure_plies, name, threads):

@@ -6,6 +6,8 @@ import importlib.util
 import io
 import time
 
+import pytest
+
 import meeple
 import meeple.bench as mbench
 
@@ -43,6 +45,9 @@ def test_quick_bench_prints_every_row():
             assert paired.extra["paired_ratio"] > 0 and paired.rate > 0
             assert (f"VectorGame n=1024 (observations=False) / random_playouts, {threads} thread"
                     f"{'s' * (threads > 1)}, alternating rounds") in text
+        ceiling = results.measurements[f"{game}/{mbench.INTERLEAVED_KEY}"]  # no target: a diagnostic
+        assert ceiling.extra["paired_ratio"] > 0 and ceiling.plies == 1024 * ceiling.n
+        assert "games interleaved one ply at a time, no outputs / random_playouts" in text
         assert results.state_sizes[game] == type(meeple.load(game).new_initial_state()).state_size_bytes
         assert results.state_sizes[game] > 0
         if has_reference:
@@ -66,6 +71,12 @@ def test_workloads_count_plies_exactly():
     assert mbench.native_playouts(game, 5, 4) == int(playouts.lengths.sum())
     # the Python loop is deterministic for a seed and counts every applied action
     assert mbench.protocol_loop(game, 3, seed=1) == mbench.protocol_loop(game, 3, seed=1) > 0
+    # one ply per game and round, games replaced as they end (80 rounds outlast a 2x2 game)
+    short = meeple.load("abacuachego", pits_per_row=2, seeds_per_pit=1)
+    assert mbench.interleaved_playouts(short, 80, n=7) == 7 * 80
+    for bad in ({"n": 0, "rounds": 1}, {"n": 1, "rounds": -1}):
+        with pytest.raises(ValueError):
+            short._interleaved_playouts(**bad)
 
 
 def test_render_markdown_and_missing_measurements():

@@ -407,7 +407,7 @@ class Game {
   // drawn as sample_legal_action does (kNoAction, with no draw, if there is none): what
   // VectorGame publishes for a state.
   template <class Random>
-  Action sample_and_mark_legal(const State& s, uint64_t* words, Random& rng) const {
+  MEEPLE_ALWAYS_INLINE Action sample_and_mark_legal(const State& s, uint64_t* words, Random& rng) const {
     LegalMasks m;
     legal_masks(s, m);
     // Each word built in a register and stored once, its shifts constants (storing group by

@@ -7,6 +7,11 @@ For each game it times, with plain `time.perf_counter` loops:
 * ``vector_N``        `meeple.VectorGame` with N states (1, 64, 1024; 1 and 2 threads; with
                       ``observations=False``, as rollouts use it, and with observations), stepped
                       with ``vec.step(vec.random_actions())`` (N plies per step; `vector_steps`);
+* ``vector_paired``   VectorGame n=1024 (observations=False) and random_playouts in alternating
+                      rounds: the VectorGame target, as the median ratio of neighbouring rounds;
+* ``interleaved_paired`` 1024 games stepped one ply at a time in turn in C++ with no outputs
+                      (`interleaved_playouts`), alternating with random_playouts: the ceiling of
+                      the VectorGame ratio (what lockstep stepping costs by itself);
 * ``mcts``            the C++ MCTS (`game._mcts`) from the initial state, in simulations (1 and 2
                       threads; `mcts_searches`);
 * ``reference_loop``  the same loop over the pure-Python reference (`meeple.reference`), if present;
@@ -37,7 +42,7 @@ from typing import Callable
 
 __all__ = ["BenchSpec", "BENCH_GAMES", "VECTOR_SIZES", "Measurement", "Results", "run", "render",
            "machine_info", "native_playouts", "protocol_loop", "vector_steps", "mcts_searches",
-           "openspiel_bots", "openspiel_mcts", "calibrate", "measure", "measure_paired", "loop_breakdown", "render_breakdown"]
+           "openspiel_bots", "openspiel_mcts", "interleaved_playouts", "calibrate", "measure", "measure_paired", "loop_breakdown", "render_breakdown"]
 
 
 @dataclass(frozen=True)
@@ -220,28 +225,53 @@ def paired_label(name: str, threads: int) -> str:
             f"{'s' * (threads > 1)}, rounds alternating with random_playouts")
 
 
-def vector_native_pair(game, threads: int, target: float):
-    """The VectorGame target as one measurement: rounds of `random_playouts` and of VectorGame n=1024
-    (observations=False) stepping, alternating, so that a slow spell of a noisy machine falls on
-    both sides of a ratio. Both workloads are calibrated (and so warmed up) to ~`target` s a round.
-    Returns (pair, ratios, vector steps per round): `pair()` times one round of each and appends
-    (VectorGame plies/s over random_playouts plies/s, VectorGame plies, VectorGame seconds)."""
-    import meeple
-
-    vec = meeple.VectorGame(game, max(VECTOR_SIZES), seed=0, threads=threads, observations=False)
+def native_pair(game, threads: int, target: float, work: Callable[[int], int]):
+    """Rounds of `random_playouts` and of `work`, alternating, so that a slow spell of a noisy
+    machine falls on both sides of a ratio. Both are calibrated (and so warmed up) to ~`target` s
+    a round. Returns (pair, ratios, work's n per round): `pair()` times one round of each and
+    appends (work's plies/s over random_playouts' plies/s, work's plies, work's seconds)."""
     native = (lambda n: native_playouts(game, n, 0, threads))
-    vector = (lambda n: vector_steps(vec, n))
     n_native = calibrate(native, target)
-    n_vector = calibrate(vector, target)
+    n_work = calibrate(work, target)
     ratios: list[tuple[float, int, float]] = []
 
     def pair() -> None:
         native_plies, native_seconds = _timed(native, n_native)
-        vector_plies, vector_seconds = _timed(vector, n_vector)
-        ratios.append(((vector_plies / vector_seconds) / (native_plies / native_seconds), vector_plies,
-                       vector_seconds))
+        work_plies, work_seconds = _timed(work, n_work)
+        ratios.append(((work_plies / work_seconds) / (native_plies / native_seconds), work_plies,
+                       work_seconds))
 
-    return pair, ratios, n_vector
+    return pair, ratios, n_work
+
+
+def vector_native_pair(game, threads: int, target: float):
+    """The VectorGame target as one measurement: `native_pair` with VectorGame n=1024
+    (observations=False) stepping with its own random actions."""
+    import meeple
+
+    vec = meeple.VectorGame(game, max(VECTOR_SIZES), seed=0, threads=threads, observations=False)
+    return native_pair(game, threads, target, lambda n: vector_steps(vec, n))
+
+
+def interleaved_playouts(game, rounds: int, n: int = max(VECTOR_SIZES), seed: int = 0) -> int:
+    """`n` random games played in C++ one ply at a time in turn, `rounds` times (a finished game is
+    replaced at once): VectorGame's order of work without its outputs, checks, threads or Python
+    calls. Returns the plies."""
+    return int(game._interleaved_playouts(n, rounds, seed))
+
+
+def interleaved_native_pair(game, target: float):
+    """`native_pair` (1 thread) with `interleaved_playouts`: what stepping 1024 unrelated games in
+    lockstep costs by itself, the ceiling of the VectorGame ratio."""
+    return native_pair(game, 1, target, lambda n: interleaved_playouts(game, n))
+
+
+INTERLEAVED_KEY = "interleaved_paired"
+
+
+def interleaved_label(name: str) -> str:
+    return (f"{name}: C++ n={max(VECTOR_SIZES)} games interleaved one ply at a time, no outputs, 1 thread, "
+            "rounds alternating with random_playouts")
 
 
 def paired_summary(ratios: list[tuple[float, int, float]]) -> dict:
@@ -252,13 +282,19 @@ def paired_summary(ratios: list[tuple[float, int, float]]) -> dict:
             "plies": ratios[0][1], "seconds": statistics.median(s for _, _, s in ratios)}
 
 
-def measure_paired(name: str, game, threads: int, target: float, repeats: int) -> Measurement:
-    pair, ratios, n_vector = vector_native_pair(game, threads, target)
+def measure_paired(name: str, game, threads: int, target: float, repeats: int,
+                   interleaved: bool = False) -> Measurement:
+    """The VectorGame target (or, `interleaved`, its ceiling) from `repeats` alternating pairs."""
+    if interleaved:
+        pair, ratios, n = interleaved_native_pair(game, target)
+        key, label = INTERLEAVED_KEY, interleaved_label(name)
+    else:
+        pair, ratios, n = vector_native_pair(game, threads, target)
+        key, label = paired_key(threads), paired_label(name, threads)
     for _ in range(repeats):
         pair()
     info = paired_summary(ratios)
-    return Measurement(f"{name}/{paired_key(threads)}", paired_label(name, threads), info["plies"],
-                       info["seconds"], repeats, n_vector, info)
+    return Measurement(f"{name}/{key}", label, info["plies"], info["seconds"], repeats, n, info)
 
 
 def openspiel_mcts_label(og: str) -> str:
@@ -410,6 +446,12 @@ def _ratio_rows(results: Results, game: str) -> list[tuple[str, str, str, str]]:
                 f"{'s' * (threads > 1)}, alternating rounds (median; quartiles "
                 f"{paired.extra['paired_ratio_q1']:.2f}-{paired.extra['paired_ratio_q3']:.2f})",
                 paired.extra["paired_ratio"], spec.vector_target)
+    ceiling = results.measurements.get(f"{game}/{INTERLEAVED_KEY}")
+    if ceiling is not None:
+        row(f"C++ n={big} games interleaved one ply at a time, no outputs / random_playouts, 1 thread, "
+            f"alternating rounds (median; quartiles {ceiling.extra['paired_ratio_q1']:.2f}-"
+            f"{ceiling.extra['paired_ratio_q3']:.2f}): the ceiling of the VectorGame ratio",
+            ceiling.extra["paired_ratio"])
     for observations in (False, True):
         for threads, base in ((1, native), (2, native2)):
             if base is None and threads > 1:
@@ -474,7 +516,7 @@ def _table(header: list[str], rows: list[list[str]], markdown: bool, align: str)
 
 _KINDS = ("native", "native_2threads", "python_loop",
           *(vector_key(size, t, o) for o in (False, True) for size in VECTOR_SIZES for t in (1, 2)),
-          *(paired_key(t) for t in (1, 2)), "mcts", "mcts_2threads", "reference_loop", "bots")
+          *(paired_key(t) for t in (1, 2)), INTERLEAVED_KEY, "mcts", "mcts_2threads", "reference_loop", "bots")
 
 
 def _order(results: Results, key: str):
@@ -660,6 +702,7 @@ def run(games=None, quick: bool = False, out=sys.stdout, breakdown: bool = False
                     del vec
         for threads in (1, 2):
             results.add(measure_paired(name, game, threads, target, repeats))
+        results.add(measure_paired(name, game, 1, target, repeats, interleaved=True))
         state = game.new_initial_state()
         for threads in (1, 2):
             results.add(measure(f"{name}/{mcts_key(threads)}", mcts_label(name, spec.mcts_simulations, threads),
