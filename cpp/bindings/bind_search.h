@@ -204,7 +204,7 @@ class VectorEnv {
     uint64_t seed;
     int players, obs_size, actions_size;
     bool observe;
-    byte_mask::Writer write_wide_mask;
+    byte_mask::Writer write_wide_mask, write_small_mask;
 
     // Applies the slot's action; a finished game is scored and replaced.
     MEEPLE_ALWAYS_INLINE void step(int64_t i) const {
@@ -279,11 +279,14 @@ class VectorEnv {
       write_mask(bits, out.masks + i * actions_size);
     }
 
-    // One byte (0/1) per action from the bitset. Small action spaces: a word from a table, with
-    // a constant trip count; larger ones: the widest writer this CPU has (byte_mask.h).
+    // One byte (0/1) per action from the bitset. Small action spaces: one masked store with
+    // AVX-512, else a word expanded inline; larger ones: the widest writer this CPU has
+    // (byte_mask.h).
     MEEPLE_ALWAYS_INLINE void write_mask(const uint64_t* bits, uint8_t* mask) const {
       if constexpr (G::kMaxActions <= 64) {
-        if (actions_size == G::kMaxActions)
+        if (write_small_mask)
+          write_small_mask(bits, mask, actions_size);
+        else if (actions_size == G::kMaxActions)
           byte_mask::expand_word(bits[0], mask, G::kMaxActions);
         else
           byte_mask::expand_word(bits[0], mask, actions_size);
@@ -295,7 +298,8 @@ class VectorEnv {
 
   Slots slots(const Buffers& b) {
     return {*game_, states_.data(), rngs_.data(), episodes_.data(), legal_bits_.data(), next_random_.data(),
-            actions_.data(), b, seed_, players_, obs_size_, actions_size_, observe_, write_wide_mask_};
+            actions_.data(), b, seed_, players_, obs_size_, actions_size_, observe_, write_wide_mask_,
+            write_small_mask_};
   }
 
   // A row of a few floats set to 0 by plain stores (a fill loop becomes a memset call per slot).
@@ -335,6 +339,7 @@ class VectorEnv {
   uint64_t seed_;
   bool observe_;  // false: observations stay 0 (rollouts and search need none)
   byte_mask::Writer write_wide_mask_ = byte_mask::best_writer();
+  byte_mask::Writer write_small_mask_ = byte_mask::small_row_writer();  // null: expand_word
   ThreadPool pool_;
   std::vector<State> states_;
   std::vector<uint64_t> episodes_;

@@ -139,4 +139,14 @@ inline Writer best_writer() {
   return writers[0];
 }
 
+// For rows of at most 64 bytes: the AVX-512 writer (one masked store) if this CPU has it, else
+// null (expand_word, inline, then costs less than a call to another writer).
+inline Writer small_row_writer() {
+#if MEEPLE_BYTE_MASK_DISPATCH
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512bw")) return &write_avx512;
+#endif
+  return nullptr;
+}
+
 }  // namespace meeple::byte_mask
