@@ -3,14 +3,11 @@
 // errors and undefined behaviour in the hot paths show up without Python in the way.
 #include <algorithm>
 #include <array>
-#include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "abacuachego/abacuachego.h"
@@ -18,7 +15,6 @@
 #include "imperial_harvest_data.h"
 #include "common/byte_mask.h"
 #include "common/game_concept.h"
-#include "common/thread_pool.h"
 
 namespace {
 
@@ -284,46 +280,10 @@ void check_byte_mask_writers() {
 }
 
 
-// The pool runs every index exactly once, on any number of threads, for any batch size, also when
-// one thread is slow (the others take its items); a checked call runs the body nowhere if any index
-// fails and reports the smallest failing one.
-void check_thread_pool() {
-  for (int threads = 1; threads <= 4; ++threads) {
-    meeple::ThreadPool pool(threads);
-    for (const int64_t n : {0, 1, 2, 3, 7, 64, 255, 256, 1000, 4097}) {
-      for (int round = 0; round < 3; ++round) {
-        std::vector<std::atomic<int>> runs(static_cast<size_t>(n));
-        pool.parallel_for(n, [&](int64_t begin, int64_t end) {
-          if (round == 2 && begin == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
-          for (int64_t i = begin; i < end; ++i) runs[static_cast<size_t>(i)].fetch_add(1);
-        });
-        for (const auto& r : runs) CHECK(r.load() == 1);
-      }
-      std::vector<std::atomic<int>> runs(static_cast<size_t>(n));
-      const auto body = [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) runs[static_cast<size_t>(i)].fetch_add(1);
-      };
-      for (const int64_t bad : {int64_t{-1}, n / 3, n - 1}) {
-        if (bad >= n) continue;
-        const auto check = [&](int64_t begin, int64_t end) -> int64_t {
-          for (int64_t i = begin; i < end; ++i)  // every index from `bad` on fails
-            if (bad >= 0 && i >= bad) return i;
-          return -1;
-        };
-        const int64_t before = n ? runs[0].load() : 0;
-        CHECK(pool.checked_parallel_for(n, check, body, 2) == bad);
-        if (n) CHECK(runs[0].load() == before + (bad < 0 ? 1 : 0));
-      }
-      for (const auto& r : runs) CHECK(r.load() == 1);
-    }
-  }
-  std::printf("ok   thread pool: every index once on 1..4 threads, checked calls all or nothing\n");
-}
 
 }  // namespace
 
 int main() {
-  check_thread_pool();
   check_byte_mask_writers();
   check_abacuachego();
   check_harmonies();

@@ -1,0 +1,110 @@
+// The thread pool behind VectorGame (common/thread_pool.h), on its own so that CI also runs it
+// under ThreadSanitizer: every index runs exactly once on any number of threads, for any batch
+// size, when a thread is slow (the others take its items) and when the workers have gone to
+// sleep between calls; a checked call runs the body nowhere if any index fails and reports the
+// smallest failing one.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "common/thread_pool.h"
+
+namespace {
+
+int failures = 0;
+
+#define CHECK(cond)                                                               \
+  do {                                                                            \
+    if (!(cond)) {                                                                \
+      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                                 \
+      return;                                                                     \
+    }                                                                             \
+  } while (0)
+
+using Counts = std::vector<std::atomic<int>>;
+
+bool all_equal(const Counts& counts, int expected) {
+  for (const auto& c : counts)
+    if (c.load() != expected) return false;
+  return true;
+}
+
+void check_every_index_once() {
+  for (int threads = 1; threads <= 4; ++threads) {
+    meeple::ThreadPool pool(threads);
+    for (const int64_t n : {0, 1, 2, 3, 7, 64, 255, 256, 1000, 4097}) {
+      for (int round = 0; round < 4; ++round) {
+        Counts runs(static_cast<size_t>(n));
+        pool.parallel_for(n, [&](int64_t begin, int64_t end) {
+          // Round 2: the block at 0 is slow, so the other threads take most of the work; round 3
+          // comes after the workers have fallen asleep.
+          if (round == 2 && begin == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));
+          for (int64_t i = begin; i < end; ++i) runs[static_cast<size_t>(i)].fetch_add(1);
+        });
+        CHECK(all_equal(runs, 1));
+        if (round == 2) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    }
+  }
+  std::printf("ok   thread pool: every index once on 1..4 threads, slow blocks, sleeping workers\n");
+}
+
+void check_checked_calls() {
+  for (int threads = 1; threads <= 4; ++threads) {
+    meeple::ThreadPool pool(threads);
+    for (const int64_t n : {1, 2, 3, 300, 1024, 4097}) {
+      Counts runs(static_cast<size_t>(n));
+      const auto body = [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) runs[static_cast<size_t>(i)].fetch_add(1);
+      };
+      int expected = 0;
+      for (const int64_t bad : {int64_t{-1}, n / 3, n - 1, int64_t{0}, int64_t{-1}}) {
+        Counts checked(static_cast<size_t>(n));
+        const auto check = [&](int64_t begin, int64_t end) -> int64_t {
+          for (int64_t i = begin; i < end; ++i) {
+            checked[static_cast<size_t>(i)].fetch_add(1);
+            if (bad >= 0 && i >= bad) return i;  // every index from `bad` on fails
+          }
+          return -1;
+        };
+        CHECK(pool.checked_parallel_for(n, check, body, 2) == bad);
+        if (bad < 0) {
+          ++expected;
+          CHECK(all_equal(checked, 1));
+        }
+        CHECK(all_equal(runs, expected));  // a failed check ran the body nowhere
+      }
+    }
+  }
+  std::printf("ok   thread pool: checked calls run all or nothing and name the first failure\n");
+}
+
+// Many short calls back to back, as VectorGame steps: the hand-off between calls stays correct.
+void check_back_to_back_calls() {
+  meeple::ThreadPool pool(2);
+  std::vector<int64_t> values(1024, 0);
+  for (int call = 0; call < 3000; ++call)
+    pool.parallel_for(static_cast<int64_t>(values.size()), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) values[static_cast<size_t>(i)] += i;
+    });
+  for (size_t i = 0; i < values.size(); ++i) CHECK(values[i] == 3000 * static_cast<int64_t>(i));
+  std::printf("ok   thread pool: 3000 back-to-back calls\n");
+}
+
+}  // namespace
+
+int main() {
+  check_every_index_once();
+  check_checked_calls();
+  check_back_to_back_calls();
+  if (failures) {
+    std::fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
+  std::printf("all thread pool checks passed\n");
+  return 0;
+}
