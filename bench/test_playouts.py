@@ -89,16 +89,18 @@ def test_vector_game(measure_plies, name, observations, size, threads):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("masks", [True, False], ids=["masks", "nomasks"])
 @pytest.mark.parametrize("name", GAMES)
-def test_vector_native_paired(benchmark, bench_settings, name, threads):
+def test_vector_native_paired(benchmark, bench_settings, name, masks, threads):
     """The VectorGame target measured as alternating rounds of random_playouts and VectorGame
-    n=1024 (observations=False): the median of the ratios of neighbouring rounds."""
+    n=1024 (observations=False): the median of the ratios of neighbouring rounds. With
+    masks=False: VectorGame as random rollouts use it (no target)."""
     target, rounds = bench_settings
     game = _load(name)
-    pair, ratios, n_vector = mbench.vector_native_pair(game, threads, target)
+    pair, ratios, n_vector = mbench.vector_native_pair(game, threads, target, masks)
     benchmark.pedantic(pair, rounds=rounds, iterations=1)  # calibration has warmed both up
-    benchmark.extra_info.update(key=f"{name}/{mbench.paired_key(threads)}",
-                                label=mbench.paired_label(name, threads), games=n_vector, game=name,
+    benchmark.extra_info.update(key=f"{name}/{mbench.paired_key(threads, masks)}",
+                                label=mbench.paired_label(name, threads, masks), games=n_vector, game=name,
                                 kind="meeple", **mbench.paired_summary(ratios))
 
 

@@ -45,6 +45,11 @@ def test_quick_bench_prints_every_row():
             assert paired.extra["paired_ratio"] > 0 and paired.rate > 0
             assert (f"VectorGame n=1024 (observations=False) / random_playouts, {threads} thread"
                     f"{'s' * (threads > 1)}, alternating rounds") in text
+        for threads in (1, 2):  # VectorGame as random rollouts use it: no target
+            rollout = results.measurements[f"{game}/{mbench.paired_key(threads, masks=False)}"]
+            assert rollout.extra["paired_ratio"] > 0 and "masks=False" in rollout.label
+            assert (f"VectorGame n=1024 (observations=False, masks=False: random rollouts) / random_playouts, "
+                    f"{threads} thread{'s' * (threads > 1)}, alternating rounds") in text
         ceiling = results.measurements[f"{game}/{mbench.INTERLEAVED_KEY}"]  # no target: a diagnostic
         assert ceiling.extra["paired_ratio"] > 0 and ceiling.plies == 1024 * ceiling.n
         assert "games interleaved one ply at a time, no outputs / random_playouts" in text

@@ -126,6 +126,33 @@ def test_vector_game_rejects_bad_actions_in_large_batches(threads):
     assert [vec.state(i) for i in range(n)] != before
 
 
+@pytest.mark.parametrize("name", GAMES)
+def test_vector_game_without_masks_plays_the_same_games(name):
+    """masks=False (random rollouts): the masks stay 0, everything else is as with masks, and
+    steps are still checked against the legal actions."""
+    game = meeple.load(name)
+    full = meeple.VectorGame(game, 300, seed=6, threads=2, observations=False)
+    bare = meeple.VectorGame(game, 300, seed=6, threads=2, observations=False, masks=False)
+    for _ in range(30):
+        actions = full.random_actions()
+        assert np.array_equal(actions, bare.random_actions())
+        for a, b in zip(full.step(actions), bare.step(actions)):
+            assert np.array_equal(a, b)
+        assert np.array_equal(full.current_player, bare.current_player)
+        assert not bare.masks.any() and full.masks.any()
+    assert [full.state(i) for i in range(300)] == [bare.state(i) for i in range(300)]
+    actions = bare.random_actions()
+    actions[7] = next(a for a in range(game.num_distinct_actions()) if not full.masks[7, a])
+    with pytest.raises(ValueError, match="for state 7;"):
+        bare.step(actions)
+    with pytest.raises(ValueError, match="masks must be True or False"):
+        meeple.VectorGame(game, 4, masks=1)
+    for _ in range(20):  # small arrays come from reused memory: still all 0
+        small = meeple.VectorGame(game, 3, seed=1, observations=False, masks=False)
+        small.step(small.random_actions())
+        assert not small.observations.any() and not small.masks.any()
+
+
 def test_vector_game_random_actions_are_a_new_array_at_every_call():
     vec = meeple.VectorGame("abacuachego", 300, seed=5, threads=2)
     first, second = vec.random_actions(), vec.random_actions()

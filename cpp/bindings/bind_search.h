@@ -35,8 +35,8 @@ class VectorEnv {
  public:
   using State = typename G::State;
 
-  VectorEnv(std::shared_ptr<const G> game, int64_t n, uint64_t seed, int threads, bool observe)
-      : game_(std::move(game)), seed_(seed), observe_(observe), pool_(threads) {
+  VectorEnv(std::shared_ptr<const G> game, int64_t n, uint64_t seed, int threads, bool observe, bool mark)
+      : game_(std::move(game)), seed_(seed), observe_(observe), mark_(mark), pool_(threads) {
     if (n < 1) throw py::value_error("n must be >= 1");
     states_.resize(static_cast<size_t>(n));
     episodes_.assign(static_cast<size_t>(n), 0);
@@ -54,6 +54,9 @@ class VectorEnv {
     rewards_ = py::array_t<float>({n, static_cast<int64_t>(players_)});
     terminated_ = py::array_t<bool>(n);
     current_player_ = py::array_t<int32_t>(n);
+    // numpy leaves new arrays uninitialised; with observations or masks off these stay as set here.
+    std::memset(observations_.mutable_data(), 0, static_cast<size_t>(observations_.nbytes()));
+    std::memset(masks_.mutable_data(), 0, static_cast<size_t>(masks_.nbytes()));
     reset();
   }
 
@@ -203,7 +206,7 @@ class VectorEnv {
     Buffers out;
     uint64_t seed;
     int players, obs_size, actions_size;
-    bool observe;
+    bool observe, mark;
     byte_mask::Writer write_wide_mask, write_small_mask;
 
     // Applies the slot's action; a finished game is scored and replaced.
@@ -276,7 +279,7 @@ class VectorEnv {
       }
       next_random[i] = choice;
       out.random[i] = choice;
-      write_mask(bits, out.masks + i * actions_size);
+      if (mark) write_mask(bits, out.masks + i * actions_size);
     }
 
     // One byte (0/1) per action from the bitset. Small action spaces: one masked store with
@@ -298,7 +301,7 @@ class VectorEnv {
 
   Slots slots(const Buffers& b) {
     return {*game_, states_.data(), rngs_.data(), episodes_.data(), legal_bits_.data(), next_random_.data(),
-            actions_.data(), b, seed_, players_, obs_size_, actions_size_, observe_, write_wide_mask_,
+            actions_.data(), b, seed_, players_, obs_size_, actions_size_, observe_, mark_, write_wide_mask_,
             write_small_mask_};
   }
 
@@ -338,6 +341,7 @@ class VectorEnv {
   std::shared_ptr<const G> game_;
   uint64_t seed_;
   bool observe_;  // false: observations stay 0 (rollouts and search need none)
+  bool mark_;     // false: masks stay 0 (random rollouts need none; steps are still checked)
   byte_mask::Writer write_wide_mask_ = byte_mask::best_writer();
   byte_mask::Writer write_small_mask_ = byte_mask::small_row_writer();  // null: expand_word
   ThreadPool pool_;
@@ -383,11 +387,12 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
   game_class
       .def(
           "_vector",
-          [](const std::shared_ptr<G>& g, int64_t n, uint64_t seed, int threads, bool observe) {
+          [](const std::shared_ptr<G>& g, int64_t n, uint64_t seed, int threads, bool observe, bool mark) {
             if (threads < 1) throw py::value_error("threads must be >= 1");
-            return std::make_unique<V>(g, n, seed, threads, observe);
+            return std::make_unique<V>(g, n, seed, threads, observe, mark);
           },
-          py::arg("n"), py::arg("seed") = 0, py::arg("threads") = 1, py::arg("observations") = true)
+          py::arg("n"), py::arg("seed") = 0, py::arg("threads") = 1, py::arg("observations") = true,
+          py::arg("masks") = true)
       .def(
           "_mcts",
           [](const G& g, const StateWrapper& s, int simulations, int threads, uint64_t seed,

@@ -9,6 +9,7 @@ For each game it times, with plain `time.perf_counter` loops:
                       with ``vec.step(vec.random_actions())`` (N plies per step; `vector_steps`);
 * ``vector_paired``   VectorGame n=1024 (observations=False) and random_playouts in alternating
                       rounds: the VectorGame target, as the median ratio of neighbouring rounds;
+* ``vector_paired_nomasks`` the same with ``masks=False``: VectorGame as random rollouts use it;
 * ``interleaved_paired`` 1024 games stepped one ply at a time in turn in C++ with no outputs
                       (`interleaved_playouts`), alternating with random_playouts: the ceiling of
                       the VectorGame ratio (what lockstep stepping costs by itself);
@@ -216,13 +217,13 @@ def measure(key: str, label: str, work: Callable[[int], int], target: float, rep
     return Measurement(key, label, plies, seconds, repeats, n, extra, unit)
 
 
-def paired_key(threads: int) -> str:
-    return "vector_paired" + ("" if threads == 1 else f"_{threads}threads")
+def paired_key(threads: int, masks: bool = True) -> str:
+    return "vector_paired" + ("" if masks else "_nomasks") + ("" if threads == 1 else f"_{threads}threads")
 
 
-def paired_label(name: str, threads: int) -> str:
-    return (f"{name}: VectorGame n={max(VECTOR_SIZES)}, observations=False, {threads} thread"
-            f"{'s' * (threads > 1)}, rounds alternating with random_playouts")
+def paired_label(name: str, threads: int, masks: bool = True) -> str:
+    return (f"{name}: VectorGame n={max(VECTOR_SIZES)}, observations=False{'' if masks else ', masks=False'}, "
+            f"{threads} thread{'s' * (threads > 1)}, rounds alternating with random_playouts")
 
 
 def native_pair(game, threads: int, target: float, work: Callable[[int], int]):
@@ -244,12 +245,12 @@ def native_pair(game, threads: int, target: float, work: Callable[[int], int]):
     return pair, ratios, n_work
 
 
-def vector_native_pair(game, threads: int, target: float):
+def vector_native_pair(game, threads: int, target: float, masks: bool = True):
     """The VectorGame target as one measurement: `native_pair` with VectorGame n=1024
-    (observations=False) stepping with its own random actions."""
+    (observations=False; `masks`) stepping with its own random actions."""
     import meeple
 
-    vec = meeple.VectorGame(game, max(VECTOR_SIZES), seed=0, threads=threads, observations=False)
+    vec = meeple.VectorGame(game, max(VECTOR_SIZES), seed=0, threads=threads, observations=False, masks=masks)
     return native_pair(game, threads, target, lambda n: vector_steps(vec, n))
 
 
@@ -283,14 +284,14 @@ def paired_summary(ratios: list[tuple[float, int, float]]) -> dict:
 
 
 def measure_paired(name: str, game, threads: int, target: float, repeats: int,
-                   interleaved: bool = False) -> Measurement:
+                   interleaved: bool = False, masks: bool = True) -> Measurement:
     """The VectorGame target (or, `interleaved`, its ceiling) from `repeats` alternating pairs."""
     if interleaved:
         pair, ratios, n = interleaved_native_pair(game, target)
         key, label = INTERLEAVED_KEY, interleaved_label(name)
     else:
-        pair, ratios, n = vector_native_pair(game, threads, target)
-        key, label = paired_key(threads), paired_label(name, threads)
+        pair, ratios, n = vector_native_pair(game, threads, target, masks)
+        key, label = paired_key(threads, masks), paired_label(name, threads, masks)
     for _ in range(repeats):
         pair()
     info = paired_summary(ratios)
@@ -446,6 +447,13 @@ def _ratio_rows(results: Results, game: str) -> list[tuple[str, str, str, str]]:
                 f"{'s' * (threads > 1)}, alternating rounds (median; quartiles "
                 f"{paired.extra['paired_ratio_q1']:.2f}-{paired.extra['paired_ratio_q3']:.2f})",
                 paired.extra["paired_ratio"], spec.vector_target)
+    for threads in (1, 2):
+        rollout = results.measurements.get(f"{game}/{paired_key(threads, masks=False)}")
+        if rollout is not None:
+            row(f"VectorGame n={big} (observations=False, masks=False: random rollouts) / random_playouts, "
+                f"{threads} thread{'s' * (threads > 1)}, alternating rounds (median; quartiles "
+                f"{rollout.extra['paired_ratio_q1']:.2f}-{rollout.extra['paired_ratio_q3']:.2f})",
+                rollout.extra["paired_ratio"])
     ceiling = results.measurements.get(f"{game}/{INTERLEAVED_KEY}")
     if ceiling is not None:
         row(f"C++ n={big} games interleaved one ply at a time, no outputs / random_playouts, 1 thread, "
@@ -516,7 +524,7 @@ def _table(header: list[str], rows: list[list[str]], markdown: bool, align: str)
 
 _KINDS = ("native", "native_2threads", "python_loop",
           *(vector_key(size, t, o) for o in (False, True) for size in VECTOR_SIZES for t in (1, 2)),
-          *(paired_key(t) for t in (1, 2)), INTERLEAVED_KEY, "mcts", "mcts_2threads", "reference_loop", "bots")
+          *(paired_key(t, m) for m in (True, False) for t in (1, 2)), INTERLEAVED_KEY, "mcts", "mcts_2threads", "reference_loop", "bots")
 
 
 def _order(results: Results, key: str):
@@ -700,8 +708,9 @@ def run(games=None, quick: bool = False, out=sys.stdout, breakdown: bool = False
                                         vector_label(name, size, threads, observations),
                                         lambda n, v=vec: vector_steps(v, n), target, repeats))
                     del vec
-        for threads in (1, 2):
-            results.add(measure_paired(name, game, threads, target, repeats))
+        for masks in (True, False):
+            for threads in (1, 2):
+                results.add(measure_paired(name, game, threads, target, repeats, masks=masks))
         results.add(measure_paired(name, game, 1, target, repeats, interleaved=True))
         state = game.new_initial_state()
         for threads in (1, 2):

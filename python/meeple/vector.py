@@ -38,11 +38,14 @@ class VectorGame:
     Slot i's k-th game is seeded from (seed, i, k): results do not depend on `threads`. Explicit
     chance nodes are resolved inside the step, so every state is a decision node.
     ``observations=False`` skips computing observations (they stay 0): for rollouts and search,
-    which need only masks and rewards, on games whose observations are large.
+    which need only masks and rewards, on games whose observations are large. ``masks=False``
+    skips writing the masks (they stay 0): for random rollouts through ``random_actions``, which
+    need neither; every step is still checked against the legal actions.
     The arrays are overwritten by the next `step`/`reset`: copy what you keep.
     """
 
-    def __init__(self, game: Any, n: int, seed: int = 0, threads: int = 1, observations: bool = True):
+    def __init__(self, game: Any, n: int, seed: int = 0, threads: int = 1, observations: bool = True,
+                 masks: bool = True):
         if isinstance(game, str):
             game = load(game)
         for name, value in (("n", n), ("threads", threads)):
@@ -51,9 +54,10 @@ class VectorGame:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
             raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
         self.game = game
-        if not isinstance(observations, bool):
-            raise ValueError(f"observations must be True or False, got {observations!r}")
-        self._vector = game._vector(n, seed, threads, observations)
+        for name, value in (("observations", observations), ("masks", masks)):
+            if not isinstance(value, bool):
+                raise ValueError(f"{name} must be True or False, got {value!r}")
+        self._vector = game._vector(n, seed, threads, observations, masks)
         shape = (n, *game.observation_shape())
         self.observations: np.ndarray = self._vector.observations.reshape(shape)
         self.masks: np.ndarray = self._vector.masks
