@@ -129,7 +129,7 @@ def test_vector_game_rejects_bad_actions_in_large_batches(threads):
 @pytest.mark.parametrize("name", GAMES)
 def test_vector_game_without_masks_plays_the_same_games(name):
     """masks=False (random rollouts): the masks stay 0, everything else is as with masks, and
-    steps are still checked against the legal actions."""
+    steps are still checked against the legal actions (the drawn action, or any other legal one)."""
     game = meeple.load(name)
     full = meeple.VectorGame(game, 300, seed=6, threads=2, observations=False)
     bare = meeple.VectorGame(game, 300, seed=6, threads=2, observations=False, masks=False)
@@ -140,6 +140,12 @@ def test_vector_game_without_masks_plays_the_same_games(name):
             assert np.array_equal(a, b)
         assert np.array_equal(full.current_player, bare.current_player)
         assert not bare.masks.any() and full.masks.any()
+    assert [full.state(i) for i in range(300)] == [bare.state(i) for i in range(300)]
+    for _ in range(10):  # legal actions other than the drawn ones: checked by the game itself
+        own = full.masks.argmax(axis=1).astype(np.int32)
+        assert (own != full.random_actions()).any()
+        for a, b in zip(full.step(own), bare.step(own)):
+            assert np.array_equal(a, b)
     assert [full.state(i) for i in range(300)] == [bare.state(i) for i in range(300)]
     actions = bare.random_actions()
     actions[7] = next(a for a in range(game.num_distinct_actions()) if not full.masks[7, a])

@@ -48,7 +48,7 @@ class VectorEnv {
     actions_size_ = g.num_distinct_actions();
     if (actions_size_ > G::kMaxActions)  // action ids index bitsets of kWords words
       throw std::logic_error("num_distinct_actions() exceeds kMaxActions");
-    legal_bits_.assign(static_cast<size_t>(n) * kWords, 0);
+    legal_bits_.assign(mark ? static_cast<size_t>(n) * kWords : 0, 0);  // masks=False checks without
     observations_ = py::array_t<float>({n, static_cast<int64_t>(obs_size_)});
     masks_ = py::array_t<uint8_t>({n, static_cast<int64_t>(actions_size_)});
     rewards_ = py::array_t<float>({n, static_cast<int64_t>(players_)});
@@ -179,14 +179,20 @@ class VectorEnv {
   int64_t read_actions(const T* given, int64_t begin, int64_t end) {
     // Locals: the stores to `actions` could alias members as far as the compiler knows.
     const uint64_t* published = legal_bits_.data();
+    const int32_t* drawn = next_random_.data();
+    const State* states = states_.data();
+    const G& g = *game_;
+    const bool marked = mark_;
     Action* actions = actions_.data();
     const uint64_t limit = static_cast<uint64_t>(actions_size_);
     for (int64_t i = begin; i < end; ++i) {
       const T a = given[i];
-      // One unsigned compare also rejects negative actions.
-      if (static_cast<uint64_t>(a) >= limit ||
-          !((published[i * static_cast<int64_t>(kWords) + (a >> 6)] >> (a & 63)) & 1u))
-        return i;
+      if (static_cast<uint64_t>(a) >= limit) return i;  // one unsigned compare: negatives too
+      // With masks: a bit test. Without: the slot's random action is legal (it was drawn from
+      // the legal actions of this very state); another is asked of the game.
+      const bool legal = marked ? ((published[i * static_cast<int64_t>(kWords) + (a >> 6)] >> (a & 63)) & 1u) != 0
+                                : a == drawn[i] || g.is_legal(states[i], static_cast<Action>(a));
+      if (!legal) return i;
       actions[i] = static_cast<Action>(a);
     }
     return -1;
@@ -261,11 +267,17 @@ class VectorEnv {
         std::fill(obs, obs + obs_size, 0.0f);  // games write the nonzero entries into a zeroed buffer
         g.observation(s, player >= 0 ? player : 0, obs);
       }
+      Rng& rng = rngs[i];
+      int32_t choice = kNoAction;
+      if (!mark) {  // no mask: only the random action, the same draw (steps are checked without bits)
+        if (!g.is_terminal(s)) choice = sample_action(g, s, rng);
+        next_random[i] = choice;
+        out.random[i] = choice;
+        return;
+      }
       // The legal actions as a bitset, straight into legal_bits (kept for validating the next
       // step); the random action is drawn with it and the numpy mask written from it.
       uint64_t* bits = legal_bits + i * static_cast<int64_t>(kWords);
-      Rng& rng = rngs[i];
-      int32_t choice = kNoAction;
       if (g.is_terminal(s)) {
         std::fill(bits, bits + kWords, uint64_t{0});
       } else if constexpr (requires { g.sample_and_mark_legal(s, bits, rng); }) {
@@ -279,7 +291,7 @@ class VectorEnv {
       }
       next_random[i] = choice;
       out.random[i] = choice;
-      if (mark) write_mask(bits, out.masks + i * actions_size);
+      write_mask(bits, out.masks + i * actions_size);
     }
 
     // One byte (0/1) per action from the bitset. Small action spaces: one masked store with
@@ -341,7 +353,8 @@ class VectorEnv {
   std::shared_ptr<const G> game_;
   uint64_t seed_;
   bool observe_;  // false: observations stay 0 (rollouts and search need none)
-  bool mark_;     // false: masks stay 0 (random rollouts need none; steps are still checked)
+  bool mark_;     // false: masks stay 0 and no bitsets are kept (random rollouts need neither;
+                  // steps are still checked, see read_actions)
   byte_mask::Writer write_wide_mask_ = byte_mask::best_writer();
   byte_mask::Writer write_small_mask_ = byte_mask::small_row_writer();  // null: expand_word
   ThreadPool pool_;
@@ -352,7 +365,8 @@ class VectorEnv {
   py::array_t<int32_t> fresh_random_;  // the step's random actions until handed over, then null
   std::vector<Action> actions_;  // the actions of the step being applied
   // The legal actions published for each slot, kept privately (the numpy mask is the user's to
-  // overwrite): validating a step is a bit test instead of a legality check.
+  // overwrite): validating a step is a bit test instead of a legality check. Empty with
+  // masks=False.
   static constexpr size_t kWords = (G::kMaxActions + 63) / 64;
   std::vector<uint64_t> legal_bits_;
   int players_ = 0, obs_size_ = 0, actions_size_ = 0;
