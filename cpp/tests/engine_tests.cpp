@@ -15,19 +15,9 @@
 #include "imperial_harvest_data.h"
 #include "common/byte_mask.h"
 #include "common/game_concept.h"
+#include "check.h"
 
 namespace {
-
-int failures = 0;
-
-#define CHECK(cond)                                                               \
-  do {                                                                            \
-    if (!(cond)) {                                                                \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                                 \
-      return;                                                                     \
-    }                                                                             \
-  } while (0)
 
 // Generic invariants along `games` random games: legal list sorted, unique, in range and equal to
 // is_legal over the whole action space; sample_action only returns legal actions; copies are
@@ -279,8 +269,6 @@ void check_byte_mask_writers() {
   std::printf("ok   byte-mask writers: %d of them agree on rows of 1..512 bytes\n", count);
 }
 
-
-
 }  // namespace
 
 int main() {
@@ -288,10 +276,5 @@ int main() {
   check_abacuachego();
   check_harmonies();
   check_imperial_harvest();
-  if (failures) {
-    std::fprintf(stderr, "%d check(s) failed\n", failures);
-    return 1;
-  }
-  std::printf("all engine checks passed\n");
-  return 0;
+  return summary("all engine checks passed");
 }

@@ -11,19 +11,9 @@
 #include <vector>
 
 #include "common/thread_pool.h"
+#include "check.h"
 
 namespace {
-
-int failures = 0;
-
-#define CHECK(cond)                                                               \
-  do {                                                                            \
-    if (!(cond)) {                                                                \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                                 \
-      return;                                                                     \
-    }                                                                             \
-  } while (0)
 
 using Counts = std::vector<std::atomic<int>>;
 
@@ -101,10 +91,5 @@ int main() {
   check_every_index_once();
   check_checked_calls();
   check_back_to_back_calls();
-  if (failures) {
-    std::fprintf(stderr, "%d check(s) failed\n", failures);
-    return 1;
-  }
-  std::printf("all thread pool checks passed\n");
-  return 0;
+  return summary("all thread pool checks passed");
 }

@@ -440,26 +440,23 @@ def _ratio_rows(results: Results, game: str) -> list[tuple[str, str, str, str]]:
     row("random_playouts / reference loop (whole random games)", div(native, ref), spec.reference_target)
     row("Python loop / reference loop (whole random games)", div(loop, ref))
     big = max(VECTOR_SIZES)
-    for threads in (1, 2):
-        paired = results.measurements.get(f"{game}/{paired_key(threads)}")
-        if paired is not None:
-            row(f"VectorGame n={big} (observations=False) / random_playouts, {threads} thread"
-                f"{'s' * (threads > 1)}, alternating rounds (median; quartiles "
-                f"{paired.extra['paired_ratio_q1']:.2f}-{paired.extra['paired_ratio_q3']:.2f})",
-                paired.extra["paired_ratio"], spec.vector_target)
-    for threads in (1, 2):
-        rollout = results.measurements.get(f"{game}/{paired_key(threads, masks=False)}")
-        if rollout is not None:
-            row(f"VectorGame n={big} (observations=False, masks=False: random rollouts) / random_playouts, "
-                f"{threads} thread{'s' * (threads > 1)}, alternating rounds (median; quartiles "
-                f"{rollout.extra['paired_ratio_q1']:.2f}-{rollout.extra['paired_ratio_q3']:.2f})",
-                rollout.extra["paired_ratio"])
+
+    def alternating(m):  # how a paired measurement was taken, with its spread
+        return (f"alternating rounds (median; quartiles {m.extra['paired_ratio_q1']:.2f}-"
+                f"{m.extra['paired_ratio_q3']:.2f})")
+
+    # The target is judged with masks; masks=False is VectorGame as random rollouts use it.
+    for masks, what, target in ((True, "observations=False", spec.vector_target),
+                                (False, "observations=False, masks=False: random rollouts", None)):
+        for threads in (1, 2):
+            paired = results.measurements.get(f"{game}/{paired_key(threads, masks)}")
+            if paired is not None:
+                row(f"VectorGame n={big} ({what}) / random_playouts, {threads} thread{'s' * (threads > 1)}, "
+                    f"{alternating(paired)}", paired.extra["paired_ratio"], target)
     ceiling = results.measurements.get(f"{game}/{INTERLEAVED_KEY}")
     if ceiling is not None:
         row(f"C++ n={big} games interleaved one ply at a time, no outputs / random_playouts, 1 thread, "
-            f"alternating rounds (median; quartiles {ceiling.extra['paired_ratio_q1']:.2f}-"
-            f"{ceiling.extra['paired_ratio_q3']:.2f}): the ceiling of the VectorGame ratio",
-            ceiling.extra["paired_ratio"])
+            f"{alternating(ceiling)}: the ceiling of the VectorGame ratio", ceiling.extra["paired_ratio"])
     for observations in (False, True):
         for threads, base in ((1, native), (2, native2)):
             if base is None and threads > 1:
