@@ -179,7 +179,8 @@ int64_t interleaved_playouts(const G& game, int64_t n, int64_t rounds, uint64_t 
   std::vector<Rng> rngs(static_cast<size_t>(n));
   std::vector<uint64_t> episodes(static_cast<size_t>(n), 0);
   auto start = [&](int64_t i) {
-    const uint64_t game_seed = derive_seed(derive_seed(seed, static_cast<uint64_t>(i)), episodes[static_cast<size_t>(i)]++);
+    const uint64_t slot_seed = derive_seed(seed, static_cast<uint64_t>(i));
+    const uint64_t game_seed = derive_seed(slot_seed, episodes[static_cast<size_t>(i)]++);
     states[static_cast<size_t>(i)] = game.initial_state(game_seed);
     rngs[static_cast<size_t>(i)] = Rng(game_seed ^ 0x5DEECE66Dull);
   };

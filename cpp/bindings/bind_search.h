@@ -48,7 +48,7 @@ class VectorEnv {
     actions_size_ = g.num_distinct_actions();
     if (actions_size_ > G::kMaxActions)  // action ids index bitsets of kWords words
       throw std::logic_error("num_distinct_actions() exceeds kMaxActions");
-    legal_bits_.assign(mark ? static_cast<size_t>(n) * kWords : 0, 0);  // masks=False checks without
+    legal_bits_.assign(mark ? static_cast<size_t>(n) * kWords : 0, 0);  // none with masks=False
     observations_ = py::array_t<float>({n, static_cast<int64_t>(obs_size_)});
     masks_ = py::array_t<uint8_t>({n, static_cast<int64_t>(actions_size_)});
     rewards_ = py::array_t<float>({n, static_cast<int64_t>(players_)});
@@ -85,10 +85,10 @@ class VectorEnv {
     if (given.ndim() != 1 || given.shape(0) != size())
       throw py::value_error("actions must be a 1-d array of " + std::to_string(size()) +
                             " ints, got shape " + shape_text(given));
-    // Read the actions into actions_ and check each against the published mask, all before any is
-    // applied: an illegal action anywhere leaves every state unchanged. The check is split over
-    // the threads like the step (a bit test per slot). int32 (what random_actions returns) and
-    // int64 arrays are read in place; other integer arrays are converted first.
+    // Read the actions into actions_ and check each (read_actions), all before any is applied: an
+    // illegal action anywhere leaves every state unchanged. The check is split over the threads
+    // like the step. int32 (what random_actions returns) and int64 arrays are read in place; other
+    // integer arrays are converted first.
     actions_.resize(states_.size());
     py::array_t<int64_t> converted;
     const void* data = given.data();
@@ -155,8 +155,8 @@ class VectorEnv {
   };
 
   Buffers buffers(py::array_t<int32_t>& random) {
-    return {random.mutable_data(), observations_.mutable_data(), masks_.mutable_data(), rewards_.mutable_data(),
-            terminated_.mutable_data(), current_player_.mutable_data()};
+    return {random.mutable_data(), observations_.mutable_data(), masks_.mutable_data(),
+            rewards_.mutable_data(), terminated_.mutable_data(), current_player_.mutable_data()};
   }
 
   static std::string shape_text(const py::array& a) {
@@ -164,7 +164,6 @@ class VectorEnv {
     for (py::ssize_t d = 0; d < a.ndim(); ++d) text += (d ? ", " : "") + std::to_string(a.shape(d));
     return text + (a.ndim() == 1 ? ",)" : ")");
   }
-
 
   // Whether `a` can be read as a plain T[] (native byte order, C-contiguous, aligned).
   template <class T>
@@ -190,8 +189,9 @@ class VectorEnv {
       if (static_cast<uint64_t>(a) >= limit) return i;  // one unsigned compare: negatives too
       // With masks: a bit test. Without: the slot's random action is legal (it was drawn from
       // the legal actions of this very state); another is asked of the game.
-      const bool legal = marked ? ((published[i * static_cast<int64_t>(kWords) + (a >> 6)] >> (a & 63)) & 1u) != 0
-                                : a == drawn[i] || g.is_legal(states[i], static_cast<Action>(a));
+      const bool legal =
+          marked ? ((published[i * static_cast<int64_t>(kWords) + (a >> 6)] >> (a & 63)) & 1u) != 0
+                 : a == drawn[i] || g.is_legal(states[i], static_cast<Action>(a));
       if (!legal) return i;
       actions[i] = static_cast<Action>(a);
     }
