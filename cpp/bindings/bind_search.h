@@ -267,31 +267,34 @@ class VectorEnv {
         std::fill(obs, obs + obs_size, 0.0f);  // games write the nonzero entries into a zeroed buffer
         g.observation(s, player >= 0 ? player : 0, obs);
       }
+      // The random action, drawn from the legal ones. With masks, the legal actions also as a
+      // bitset, straight into legal_bits (kept for checking the next step) and into the numpy
+      // mask; without, only the same draw (steps are then checked without bits).
       Rng& rng = rngs[i];
+      uint64_t* bits = mark ? legal_bits + i * static_cast<int64_t>(kWords) : nullptr;
       int32_t choice = kNoAction;
-      if (!mark) {  // no mask: only the random action, the same draw (steps are checked without bits)
-        if (!g.is_terminal(s)) choice = sample_action(g, s, rng);
-        next_random[i] = choice;
-        out.random[i] = choice;
-        return;
-      }
-      // The legal actions as a bitset, straight into legal_bits (kept for validating the next
-      // step); the random action is drawn with it and the numpy mask written from it.
-      uint64_t* bits = legal_bits + i * static_cast<int64_t>(kWords);
       if (g.is_terminal(s)) {
-        std::fill(bits, bits + kWords, uint64_t{0});
-      } else if constexpr (requires { g.sample_and_mark_legal(s, bits, rng); }) {
-        choice = g.sample_and_mark_legal(s, bits, rng);
+        if (mark) std::fill(bits, bits + kWords, uint64_t{0});
+      } else {
+        choice = mark ? draw_and_mark(s, bits, rng) : sample_action(g, s, rng);
+      }
+      next_random[i] = choice;
+      out.random[i] = choice;
+      if (mark) write_mask(bits, out.masks + i * actions_size);
+    }
+
+    // sample_action's draw, with the legal actions stored as a bitset in bits[0..kWords).
+    MEEPLE_ALWAYS_INLINE Action draw_and_mark(const State& s, uint64_t* bits, Rng& rng) const {
+      if constexpr (requires { g.sample_and_mark_legal(s, bits, rng); }) {
+        return g.sample_and_mark_legal(s, bits, rng);
       } else {
         std::fill(bits, bits + kWords, uint64_t{0});
         ActionList<G::kMaxActions> legal;
         g.legal_actions(s, legal);
         set_bits(legal, bits);
-        if (!legal.empty()) choice = legal[static_cast<int>(rng.uniform(static_cast<uint32_t>(legal.size())))];
+        if (legal.empty()) return kNoAction;
+        return legal[static_cast<int>(rng.uniform(static_cast<uint32_t>(legal.size())))];
       }
-      next_random[i] = choice;
-      out.random[i] = choice;
-      write_mask(bits, out.masks + i * actions_size);
     }
 
     // One byte (0/1) per action from the bitset. Small action spaces: one masked store with

@@ -113,6 +113,9 @@ class ThreadPool {
     return -1;
   }
 
+  // Where thread t's share of the current call begins (t = threads_: the end).
+  int64_t part_begin(int t) const { return n_ * t / threads_; }
+
   int64_t run_slice(int64_t n, const Check* check, const Body* body) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -121,7 +124,7 @@ class ThreadPool {
       n_ = n;
       for (int t = 0; t < threads_; ++t) {
         Share& share = shares_[static_cast<size_t>(t)];
-        share.range.store(pack(n * t / threads_, n * (t + 1) / threads_), std::memory_order_relaxed);
+        share.range.store(pack(part_begin(t), part_begin(t + 1)), std::memory_order_relaxed);
         share.check_claimed.store(false, std::memory_order_relaxed);
       }
       checked_.store(0, std::memory_order_relaxed);
@@ -149,7 +152,7 @@ class ThreadPool {
         const int t = (self + k) % threads_;
         Share& share = shares_[static_cast<size_t>(t)];
         if (share.check_claimed.exchange(true, std::memory_order_relaxed)) continue;
-        const int64_t bad = (*check_)(n_ * t / threads_, n_ * (t + 1) / threads_);
+        const int64_t bad = (*check_)(part_begin(t), part_begin(t + 1));
         if (bad >= 0) {
           int64_t seen = first_bad_.load(std::memory_order_relaxed);
           while (bad < seen && !first_bad_.compare_exchange_weak(seen, bad, std::memory_order_relaxed)) {

@@ -43,7 +43,8 @@ from typing import Callable
 
 __all__ = ["BenchSpec", "BENCH_GAMES", "VECTOR_SIZES", "Measurement", "Results", "run", "render",
            "machine_info", "native_playouts", "protocol_loop", "vector_steps", "mcts_searches",
-           "openspiel_bots", "openspiel_mcts", "interleaved_playouts", "calibrate", "measure", "measure_paired", "loop_breakdown", "render_breakdown"]
+           "openspiel_bots", "openspiel_mcts", "interleaved_playouts", "calibrate", "measure", "measure_pair",
+           "loop_breakdown", "render_breakdown"]
 
 
 @dataclass(frozen=True)
@@ -283,19 +284,13 @@ def paired_summary(ratios: list[tuple[float, int, float]]) -> dict:
             "plies": ratios[0][1], "seconds": statistics.median(s for _, _, s in ratios)}
 
 
-def measure_paired(name: str, game, threads: int, target: float, repeats: int,
-                   interleaved: bool = False, masks: bool = True) -> Measurement:
-    """The VectorGame target (or, `interleaved`, its ceiling) from `repeats` alternating pairs."""
-    if interleaved:
-        pair, ratios, n = interleaved_native_pair(game, target)
-        key, label = INTERLEAVED_KEY, interleaved_label(name)
-    else:
-        pair, ratios, n = vector_native_pair(game, threads, target, masks)
-        key, label = paired_key(threads, masks), paired_label(name, threads, masks)
+def measure_pair(key: str, label: str, paired, repeats: int) -> Measurement:
+    """A measurement from `repeats` alternating rounds of a `native_pair` (pair, ratios, n)."""
+    pair, ratios, n = paired
     for _ in range(repeats):
         pair()
     info = paired_summary(ratios)
-    return Measurement(f"{name}/{key}", label, info["plies"], info["seconds"], repeats, n, info)
+    return Measurement(key, label, info["plies"], info["seconds"], repeats, n, info)
 
 
 def openspiel_mcts_label(og: str) -> str:
@@ -521,7 +516,8 @@ def _table(header: list[str], rows: list[list[str]], markdown: bool, align: str)
 
 _KINDS = ("native", "native_2threads", "python_loop",
           *(vector_key(size, t, o) for o in (False, True) for size in VECTOR_SIZES for t in (1, 2)),
-          *(paired_key(t, m) for m in (True, False) for t in (1, 2)), INTERLEAVED_KEY, "mcts", "mcts_2threads", "reference_loop", "bots")
+          *(paired_key(t, m) for m in (True, False) for t in (1, 2)), INTERLEAVED_KEY,
+          "mcts", "mcts_2threads", "reference_loop", "bots")
 
 
 def _order(results: Results, key: str):
@@ -707,8 +703,10 @@ def run(games=None, quick: bool = False, out=sys.stdout, breakdown: bool = False
                     del vec
         for masks in (True, False):
             for threads in (1, 2):
-                results.add(measure_paired(name, game, threads, target, repeats, masks=masks))
-        results.add(measure_paired(name, game, 1, target, repeats, interleaved=True))
+                results.add(measure_pair(f"{name}/{paired_key(threads, masks)}", paired_label(name, threads, masks),
+                                         vector_native_pair(game, threads, target, masks), repeats))
+        results.add(measure_pair(f"{name}/{INTERLEAVED_KEY}", interleaved_label(name),
+                                 interleaved_native_pair(game, target), repeats))
         state = game.new_initial_state()
         for threads in (1, 2):
             results.add(measure(f"{name}/{mcts_key(threads)}", mcts_label(name, spec.mcts_simulations, threads),
