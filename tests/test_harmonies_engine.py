@@ -780,3 +780,37 @@ def test_a_draw_with_empty_central_spaces_is_refused(players):
                 legal = state.legal_actions()
                 state.apply_action(int(legal[rng.randrange(len(legal))]))
     pytest.fail("no card draw after taking tokens in 50 games")
+
+
+def test_a_full_space_cannot_be_pending():
+    """Found by the state-dict fuzzer (D15): the space being refilled holds 0 to 2 tokens. A dict
+    whose first pending space already holds 3 was accepted by the reference (its next draw would
+    have made 4) and refused by the engine."""
+    import meeple.reference
+
+    params = {"players": 2, "chance": "explicit"}
+    game, reference = meeple.load("harmonies", **params), meeple.reference.load("harmonies", **params)
+    rng = random.Random(5)
+    for seed in range(50):
+        state = game.new_initial_state(seed=seed)
+        while not state.is_terminal():
+            d = state.to_dict()
+            if state.is_chance_node() and d["pending"]["spaces"] and d["move_number"] > 0:
+                game.state_from_dict(d)  # the real state is fine
+                first = d["pending"]["spaces"][0]
+                while len(d["central"][first]) < 3:  # fill it from the pouch: tokens stay conserved
+                    colour = next(c for c, n in d["pouch"].items() if n)
+                    d["pouch"][colour] -= 1
+                    d["central"][first].append(colour)
+                d["central"][first].sort(key=list(d["pouch"]).index)
+                for impl in (game, reference):
+                    with pytest.raises(ValueError, match=f"central space {first} is pending but holds 3 tokens"):
+                        impl.state_from_dict(d)
+                return
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(int(outcomes[rng.randrange(len(outcomes))][0]))
+            else:
+                legal = state.legal_actions()
+                state.apply_action(int(legal[rng.randrange(len(legal))]))
+    pytest.fail("no space refill after the first turn in 50 games")

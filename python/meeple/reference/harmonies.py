@@ -1309,6 +1309,8 @@ def _state_from_dict(game, d):
         fail("pending setup draws (before player 0's first turn) with turns already played")
     for s, space in enumerate(state._central):
         if pending_spaces and s == pending_spaces[0]:
+            if len(space) >= 3:  # a refill draws into the space until it holds 3
+                fail(f"central space {s} is pending but holds {len(space)} tokens")
             if sum(state._pouch) < 3 * len(pending_spaces) - len(space):  # [R4]
                 fail(f"the pouch cannot fill the pending central spaces {pending_spaces}")
         elif s in pending_spaces and space:
