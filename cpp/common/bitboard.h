@@ -3,14 +3,37 @@
 
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 
 namespace meeple::bits {
 
 using Bitboard = uint64_t;
 
+// Wheels target baseline x86-64, which may lack the POPCNT instruction (x86-64-v2 and every CPU
+// since ~2009 has it): the compiler then counts bits with a dozen shifts and masks, or a library
+// call. So the instruction is used when this CPU has it, checked once when the module loads; a
+// well-predicted branch on that flag costs far less than the fallback (Harmonies' random play
+// runs ~9 % faster with it).
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(__POPCNT__)
+#define MEEPLE_POPCNT_DISPATCH 1
+inline const bool kHavePopcnt = [] {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("popcnt") != 0;
+}();
+#endif
+
 constexpr Bitboard bit(int square) { return Bitboard{1} << square; }
 constexpr bool test(Bitboard b, int square) { return (b >> square) & 1u; }
-constexpr int popcount(Bitboard b) { return std::popcount(b); }
+constexpr int popcount(Bitboard b) {
+#if MEEPLE_POPCNT_DISPATCH
+  if (!std::is_constant_evaluated() && kHavePopcnt) {
+    uint64_t n;
+    asm("popcntq %1, %0" : "=r"(n) : "r"(b) : "cc");
+    return static_cast<int>(n);
+  }
+#endif
+  return std::popcount(b);
+}
 constexpr int lowest(Bitboard b) { return std::countr_zero(b); }
 // Removes and returns the lowest set square: `while (b) { int sq = pop_lowest(b); ... }`.
 constexpr int pop_lowest(Bitboard& b) {
@@ -19,8 +42,8 @@ constexpr int pop_lowest(Bitboard& b) {
   return square;
 }
 
-// Byte tables for counting and selecting bits of small masks. Wheels target baseline x86-64,
-// which has no POPCNT instruction (std::popcount becomes a library call there).
+// Byte tables for counting and selecting bits of small masks (cheaper than a popcount without
+// the POPCNT instruction, see above).
 struct ByteTables {
   uint8_t count[256];
   uint8_t select[256][8];  // select[b][j]: position of the j-th set bit of byte b
@@ -50,14 +73,26 @@ constexpr int select_set_bit(uint32_t mask, uint32_t j) {
   return 8 * byte + kByteTables.select[(mask >> (8 * byte)) & 0xFF][j - before];
 }
 
-// Set bits of a 32-bit mask; a few shifts where the POPCNT instruction may not exist.
+// Set bits of a 32-bit mask by a few shifts: popcount32 without the POPCNT instruction.
+constexpr int popcount32_portable(uint32_t v) {
+  v = v - ((v >> 1) & 0x55555555u);
+  v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+  return static_cast<int>((((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+}
+
+// Set bits of a 32-bit mask: the POPCNT instruction where the CPU has it (see above).
 constexpr int popcount32(uint32_t v) {
 #if defined(__POPCNT__)
   return std::popcount(v);
 #else
-  v = v - ((v >> 1) & 0x55555555u);
-  v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-  return static_cast<int>((((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+#if MEEPLE_POPCNT_DISPATCH
+  if (!std::is_constant_evaluated() && kHavePopcnt) {
+    uint32_t n;
+    asm("popcntl %1, %0" : "=r"(n) : "r"(v) : "cc");
+    return static_cast<int>(n);
+  }
+#endif
+  return popcount32_portable(v);
 #endif
 }
 

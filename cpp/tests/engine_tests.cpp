@@ -269,9 +269,33 @@ void check_byte_mask_writers() {
   std::printf("ok   byte-mask writers: %d of them agree on rows of 1..512 bytes\n", count);
 }
 
+// Bit counts: the POPCNT path (chosen at run time), the portable one and the compile-time one.
+void check_popcounts() {
+  auto naive = [](uint64_t v) {
+    int n = 0;
+    for (; v; v >>= 1) n += static_cast<int>(v & 1);
+    return n;
+  };
+  static_assert(meeple::bits::popcount32(0xF0F0F0F1u) == 17 && meeple::bits::popcount(~uint64_t{0}) == 64);
+  meeple::Rng rng(11);
+  for (int k = 0; k < 20000; ++k) {
+    const uint64_t v = rng.next() & rng.next() >> (k % 64);
+    const uint32_t low = static_cast<uint32_t>(v);
+    CHECK(meeple::bits::popcount(v) == naive(v));
+    CHECK(meeple::bits::popcount32(low) == naive(low));
+    CHECK(meeple::bits::popcount32_portable(low) == naive(low));
+  }
+#if MEEPLE_POPCNT_DISPATCH
+  std::printf("ok   popcounts agree (POPCNT instruction %s)\n", meeple::bits::kHavePopcnt ? "used" : "absent");
+#else
+  std::printf("ok   popcounts agree\n");
+#endif
+}
+
 }  // namespace
 
 int main() {
+  check_popcounts();
   check_byte_mask_writers();
   check_abacuachego();
   check_harmonies();
