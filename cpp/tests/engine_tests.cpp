@@ -14,6 +14,7 @@
 #include "harmonies/harmonies.h"
 #include "imperial_harvest_data.h"
 #include "common/byte_mask.h"
+#include "common/float_planes.h"
 #include "common/game_concept.h"
 #include "check.h"
 
@@ -269,6 +270,26 @@ void check_byte_mask_writers() {
   std::printf("ok   byte-mask writers: %d of them agree on rows of 1..512 bytes\n", count);
 }
 
+void check_float_plane_writers() {
+  meeple::float_planes::Writer writers[2];
+  const int count = meeple::float_planes::available_writers(writers);
+  meeple::Rng rng(5);
+  for (int w = 0; w < count; ++w)
+    for (int n = 1; n <= 200; ++n) {
+      std::array<uint64_t, 4> bits{};
+      for (int k = 0; k < (n + 63) / 64; ++k) bits[static_cast<size_t>(k)] = rng.next();
+      std::vector<float> buffer(static_cast<size_t>(n + 24), -7.0f);  // -7: not written
+      writers[w](bits.data(), buffer.data() + 3, n);
+      for (int i = 0; i < static_cast<int>(buffer.size()); ++i) {
+        const int a = i - 3;
+        const bool set = a >= 0 && a < n && ((bits[static_cast<size_t>(a >> 6)] >> (a & 63)) & 1);
+        CHECK(buffer[static_cast<size_t>(i)] == (set ? 1.0f : -7.0f));
+      }
+    }
+  CHECK(meeple::float_planes::best_writer() == writers[0]);
+  std::printf("ok   float-plane writers: %d of them agree on planes of 1..200 floats\n", count);
+}
+
 // Bit counts: the POPCNT path (chosen at run time), the portable one and the compile-time one.
 void check_popcounts() {
   auto naive = [](uint64_t v) {
@@ -297,6 +318,7 @@ void check_popcounts() {
 int main() {
   check_popcounts();
   check_byte_mask_writers();
+  check_float_plane_writers();
   check_abacuachego();
   check_harmonies();
   check_imperial_harvest();
