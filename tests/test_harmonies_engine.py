@@ -749,6 +749,25 @@ def test_ties_break_on_animal_cubes():
     assert list(state.returns()) == [0.0, 1.0, -1.0]
 
 
+def _first_dict_where(game, found, rng_seed, what):
+    """The state dict of the first state, in random games of seeds 0..49 (moves drawn from
+    random.Random(rng_seed)), for which found(state, dict) holds; fails if none does."""
+    rng = random.Random(rng_seed)
+    for seed in range(50):
+        state = game.new_initial_state(seed=seed)
+        while not state.is_terminal():
+            d = state.to_dict()
+            if found(state, d):
+                return d
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(int(outcomes[rng.randrange(len(outcomes))][0]))
+            else:
+                legal = state.legal_actions()
+                state.apply_action(int(legal[rng.randrange(len(legal))]))
+    pytest.fail(f"no {what} in 50 games")
+
+
 @pytest.mark.parametrize("players", [1, 2])
 def test_a_draw_with_empty_central_spaces_is_refused(players):
     """Found by the state-dict fuzzer: at a card draw (a chance node with no central space to refill)
@@ -758,28 +777,17 @@ def test_a_draw_with_empty_central_spaces_is_refused(players):
 
     params = {"players": players, "chance": "explicit"}
     game, reference = meeple.load("harmonies", **params), meeple.reference.load("harmonies", **params)
-    rng = random.Random(3)
-    for seed in range(50):
-        state = game.new_initial_state(seed=seed)
-        while not state.is_terminal():
-            d = state.to_dict()
-            if state.is_chance_node() and d["pending"]["slots"] and not d["pending"]["spaces"] and d["took_tokens"]:
-                game.state_from_dict(d)  # the real state is fine
-                for space in d["central"]:  # back into the pouch: tokens stay conserved
-                    for colour in space:
-                        d["pouch"][colour] += 1
-                d["central"] = [[] for _ in d["central"]]
-                for impl in (game, reference):
-                    with pytest.raises(ValueError, match="empty central space"):
-                        impl.state_from_dict(d)
-                return
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(int(outcomes[rng.randrange(len(outcomes))][0]))
-            else:
-                legal = state.legal_actions()
-                state.apply_action(int(legal[rng.randrange(len(legal))]))
-    pytest.fail("no card draw after taking tokens in 50 games")
+    d = _first_dict_where(
+        game, lambda state, d: state.is_chance_node() and d["pending"]["slots"] and not d["pending"]["spaces"]
+        and d["took_tokens"], 3, "card draw after taking tokens")
+    game.state_from_dict(d)  # the real state is fine
+    for space in d["central"]:  # back into the pouch: tokens stay conserved
+        for colour in space:
+            d["pouch"][colour] += 1
+    d["central"] = [[] for _ in d["central"]]
+    for impl in (game, reference):
+        with pytest.raises(ValueError, match="empty central space"):
+            impl.state_from_dict(d)
 
 
 def test_a_full_space_cannot_be_pending():
@@ -790,27 +798,16 @@ def test_a_full_space_cannot_be_pending():
 
     params = {"players": 2, "chance": "explicit"}
     game, reference = meeple.load("harmonies", **params), meeple.reference.load("harmonies", **params)
-    rng = random.Random(5)
-    for seed in range(50):
-        state = game.new_initial_state(seed=seed)
-        while not state.is_terminal():
-            d = state.to_dict()
-            if state.is_chance_node() and d["pending"]["spaces"] and d["move_number"] > 0:
-                game.state_from_dict(d)  # the real state is fine
-                first = d["pending"]["spaces"][0]
-                while len(d["central"][first]) < 3:  # fill it from the pouch: tokens stay conserved
-                    colour = next(c for c, n in d["pouch"].items() if n)
-                    d["pouch"][colour] -= 1
-                    d["central"][first].append(colour)
-                d["central"][first].sort(key=list(d["pouch"]).index)
-                for impl in (game, reference):
-                    with pytest.raises(ValueError, match=f"central space {first} is pending but holds 3 tokens"):
-                        impl.state_from_dict(d)
-                return
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(int(outcomes[rng.randrange(len(outcomes))][0]))
-            else:
-                legal = state.legal_actions()
-                state.apply_action(int(legal[rng.randrange(len(legal))]))
-    pytest.fail("no space refill after the first turn in 50 games")
+    d = _first_dict_where(
+        game, lambda state, d: state.is_chance_node() and d["pending"]["spaces"] and d["move_number"] > 0,
+        5, "space refill after the first turn")
+    game.state_from_dict(d)  # the real state is fine
+    first = d["pending"]["spaces"][0]
+    while len(d["central"][first]) < 3:  # fill it from the pouch: tokens stay conserved
+        colour = next(c for c, n in d["pouch"].items() if n)
+        d["pouch"][colour] -= 1
+        d["central"][first].append(colour)
+    d["central"][first].sort(key=list(d["pouch"]).index)
+    for impl in (game, reference):
+        with pytest.raises(ValueError, match=f"central space {first} is pending but holds 3 tokens"):
+            impl.state_from_dict(d)

@@ -20,17 +20,19 @@ inline const bool kHavePopcnt = [] {
   __builtin_cpu_init();
   return __builtin_cpu_supports("popcnt") != 0;
 }();
+// The instruction itself, only where kHavePopcnt (inline asm: no target flag needed).
+inline int popcnt_instruction(uint64_t v) {
+  uint64_t n;
+  asm("popcntq %1, %0" : "=r"(n) : "r"(v) : "cc");
+  return static_cast<int>(n);
+}
 #endif
 
 constexpr Bitboard bit(int square) { return Bitboard{1} << square; }
 constexpr bool test(Bitboard b, int square) { return (b >> square) & 1u; }
 constexpr int popcount(Bitboard b) {
 #if MEEPLE_POPCNT_DISPATCH
-  if (!std::is_constant_evaluated() && kHavePopcnt) {
-    uint64_t n;
-    asm("popcntq %1, %0" : "=r"(n) : "r"(b) : "cc");
-    return static_cast<int>(n);
-  }
+  if (!std::is_constant_evaluated() && kHavePopcnt) return popcnt_instruction(b);
 #endif
   return std::popcount(b);
 }
@@ -86,11 +88,7 @@ constexpr int popcount32(uint32_t v) {
   return std::popcount(v);
 #else
 #if MEEPLE_POPCNT_DISPATCH
-  if (!std::is_constant_evaluated() && kHavePopcnt) {
-    uint32_t n;
-    asm("popcntl %1, %0" : "=r"(n) : "r"(v) : "cc");
-    return static_cast<int>(n);
-  }
+  if (!std::is_constant_evaluated() && kHavePopcnt) return popcnt_instruction(v);
 #endif
   return popcount32_portable(v);
 #endif
