@@ -13,13 +13,20 @@
 //  - an optional check pass (checked_parallel_for) runs split over the threads too, each part
 //    claimed by whichever thread comes first, and the body starts only once every part passed:
 //    validating a batch before changing anything costs a share of it, not all of it, on one thread;
-//  - between calls a worker spins briefly (with a pause) before it sleeps, so back-to-back steps
-//    find it awake; the caller also spins briefly before sleeping on the last items.
+//  - a worker takes part in a call only if it joins it while the call is open; once the caller
+//    has run out of work it closes the call and waits only for the workers inside. A worker that
+//    is not running (the machine has more busy threads than cores) never holds a call up: with
+//    two processes stepping on two threads each on a 2-core machine, waiting for every worker cost
+//    a scheduler time slice per step, 15 times the step itself;
+//  - every wait spins briefly (with a pause), then spins yielding the core to any other runnable
+//    thread, then sleeps; back-to-back steps find the workers awake, and a spinning thread does not
+//    keep a core from a thread that has work.
 // Which thread runs which items never matters to callers: each index owns its own state and RNG.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -47,12 +54,8 @@ class ThreadPool {
     for (int t = 1; t < threads_; ++t) workers_.emplace_back([this, t] { work(t); });
   }
   ~ThreadPool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-      generation_.fetch_add(1, std::memory_order_release);
-    }
-    wake_.notify_all();
+    stop_.store(true, std::memory_order_seq_cst);
+    notify(wake_);
     for (std::thread& w : workers_) w.join();
   }
   ThreadPool(const ThreadPool&) = delete;
@@ -81,10 +84,18 @@ class ThreadPool {
     std::atomic<bool> check_claimed{false};
   };
 
-  static constexpr int kSpins = 20000;  // roughly 50-200 µs of pause instructions
+  using Clock = std::chrono::steady_clock;
+  // How long a waiting thread spins before it yields between pauses, and before it sleeps. Long
+  // enough to span the Python code between two steps, short enough not to burn a core that
+  // another process needs for long.
+  static constexpr auto kSpinOnly = std::chrono::microseconds(5);
+  static constexpr auto kSpinAtMost = std::chrono::microseconds(200);
   static constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
   // Share ranges are packed [begin, end) in one 64-bit word (one atomic update takes or splits).
   static constexpr int64_t kMaxPacked = std::numeric_limits<int32_t>::max();
+  // call_ = (call number << 32) | kClosed once the caller has run out of work | workers inside.
+  static constexpr uint64_t kClosed = uint64_t{1} << 31;
+  static constexpr uint64_t kInside = kClosed - 1;
 
   static uint64_t pack(int64_t begin, int64_t end) {
     return static_cast<uint64_t>(begin) | (static_cast<uint64_t>(end) << 32);
@@ -117,30 +128,26 @@ class ThreadPool {
   int64_t part_begin(int t) const { return n_ * t / threads_; }
 
   int64_t run_slice(int64_t n, const Check* check, const Body* body) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      check_ = check;
-      body_ = body;
-      n_ = n;
-      for (int t = 0; t < threads_; ++t) {
-        Share& share = shares_[static_cast<size_t>(t)];
-        share.range.store(pack(part_begin(t), part_begin(t + 1)), std::memory_order_relaxed);
-        share.check_claimed.store(false, std::memory_order_relaxed);
-      }
-      checked_.store(0, std::memory_order_relaxed);
-      first_bad_.store(kNone, std::memory_order_relaxed);
-      busy_.store(threads_ - 1, std::memory_order_relaxed);
-      generation_.fetch_add(1, std::memory_order_release);
+    // No worker is inside a call between calls (the last one ended with none inside), so the
+    // call's fields are written plainly; the store that opens the call publishes them.
+    check_ = check;
+    body_ = body;
+    n_ = n;
+    for (int t = 0; t < threads_; ++t) {
+      Share& share = shares_[static_cast<size_t>(t)];
+      share.range.store(pack(part_begin(t), part_begin(t + 1)), std::memory_order_relaxed);
+      share.check_claimed.store(false, std::memory_order_relaxed);
     }
-    wake_.notify_all();
+    checked_.store(0, std::memory_order_relaxed);
+    first_bad_.store(kNone, std::memory_order_relaxed);
+    const uint64_t number = (call_.load(std::memory_order_relaxed) >> 32) + 1;
+    call_.store(number << 32, std::memory_order_seq_cst);  // open, nobody inside
+    notify(wake_);
     run_call(0);
-    // Wait for the workers still inside a block: spin a little (they are usually about to finish),
-    // then sleep.
-    for (int spin = 0; spin < kSpins && busy_.load(std::memory_order_acquire) != 0; ++spin) MEEPLE_CPU_PAUSE();
-    if (busy_.load(std::memory_order_acquire) != 0) {
-      std::unique_lock<std::mutex> lock(mutex_);
-      done_.wait(lock, [this] { return busy_.load(std::memory_order_acquire) == 0; });
-    }
+    // Every check part and every item is taken: close the call, so that a worker arriving now
+    // stays out, and wait for the ones inside (they are finishing their last block).
+    if ((call_.fetch_or(kClosed, std::memory_order_seq_cst) & kInside) != 0)
+      wait_until(done_, [this] { return (call_.load(std::memory_order_seq_cst) & kInside) == 0; });
     const int64_t bad = first_bad_.load(std::memory_order_relaxed);
     return bad == kNone ? -1 : bad;
   }
@@ -158,10 +165,10 @@ class ThreadPool {
           while (bad < seen && !first_bad_.compare_exchange_weak(seen, bad, std::memory_order_relaxed)) {
           }
         }
-        checked_.fetch_add(1, std::memory_order_acq_rel);
+        if (checked_.fetch_add(1, std::memory_order_seq_cst) + 1 == threads_) notify(done_);
       }
-      // Every part is claimed by a running thread, so this wait ends.
-      while (checked_.load(std::memory_order_acquire) < threads_) MEEPLE_CPU_PAUSE();
+      // Every part is claimed by a thread inside the call, so this wait ends.
+      wait_until(done_, [this] { return checked_.load(std::memory_order_seq_cst) == threads_; });
       if (first_bad_.load(std::memory_order_relaxed) != kNone) return;
     }
     if (body_) run_blocks(self);
@@ -218,26 +225,55 @@ class ThreadPool {
   }
 
   void work(int self) {
-    uint64_t seen = 0;
+    uint64_t last = 0;  // the number of the last call this thread looked at
     for (;;) {
-      // A new call soon after the last one finds this thread spinning, not asleep.
-      uint64_t now = generation_.load(std::memory_order_acquire);
-      for (int spin = 0; spin < kSpins && now == seen; ++spin) {
-        MEEPLE_CPU_PAUSE();
-        now = generation_.load(std::memory_order_acquire);
-      }
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
-        seen = generation_.load(std::memory_order_acquire);
-        if (stop_) return;
-      }
+      uint64_t call = 0;
+      wait_until(wake_, [&] {
+        call = call_.load(std::memory_order_seq_cst);
+        return (call >> 32) != last || stop_.load(std::memory_order_seq_cst);
+      });
+      if (stop_.load(std::memory_order_relaxed)) return;
+      last = call >> 32;
+      // Join while the call is open; a closed call (or a newer one, found at the next wait) is
+      // left alone.
+      bool joined = false;
+      while (!joined && !(call & kClosed) && (call >> 32) == last)
+        joined = call_.compare_exchange_weak(call, call + 1, std::memory_order_seq_cst);
+      if (!joined) continue;
       run_call(self);
-      if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        std::lock_guard<std::mutex> lock(mutex_);  // pairs with the caller's predicate check
-        done_.notify_one();
-      }
+      const uint64_t after = call_.fetch_sub(1, std::memory_order_seq_cst) - 1;
+      if ((after & kClosed) && (after & kInside) == 0) notify(done_);
     }
+  }
+
+  // Waits until ready(): spins, then spins yielding the core, then sleeps on `cv` (woken by
+  // notify(cv) after whatever makes ready() true). ready() reads its atomics seq_cst: a sleeper
+  // announces itself before its last look, a notifier changes the state before it looks for
+  // sleepers, so one of them sees the other.
+  template <class Ready>
+  void wait_until(std::condition_variable& cv, Ready ready) {
+    const Clock::time_point start = Clock::now();
+    for (int spin = 1; !ready(); ++spin) {
+      MEEPLE_CPU_PAUSE();
+      if (spin % 64 != 0) continue;
+      const Clock::duration waited = Clock::now() - start;
+      if (waited > kSpinAtMost) {
+        sleepers_.fetch_add(1, std::memory_order_seq_cst);
+        {
+          std::unique_lock<std::mutex> lock(mutex_);
+          cv.wait(lock, ready);
+        }
+        sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+        return;
+      }
+      if (waited > kSpinOnly) std::this_thread::yield();
+    }
+  }
+
+  void notify(std::condition_variable& cv) {
+    if (sleepers_.load(std::memory_order_seq_cst) == 0) return;
+    { std::lock_guard<std::mutex> lock(mutex_); }  // a sleeper is either before its last look or waiting
+    cv.notify_all();
   }
 
   int threads_;
@@ -250,9 +286,9 @@ class ThreadPool {
   int64_t n_ = 0;
   std::atomic<int> checked_{0};
   std::atomic<int64_t> first_bad_{kNone};
-  std::atomic<int> busy_{0};
-  std::atomic<uint64_t> generation_{0};
-  bool stop_ = false;
+  std::atomic<uint64_t> call_{0};
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> stop_{false};
 };
 
 }  // namespace meeple

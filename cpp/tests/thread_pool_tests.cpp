@@ -1,8 +1,8 @@
 // The thread pool behind VectorGame (common/thread_pool.h), on its own so that CI also runs it
 // under ThreadSanitizer: every index runs exactly once on any number of threads, for any batch
 // size, when a thread is slow (the others take its items) and when the workers have gone to
-// sleep between calls; a checked call runs the body nowhere if any index fails and reports the
-// smallest failing one.
+// sleep between calls, and when pools have more threads than the machine has cores; a checked
+// call runs the body nowhere if any index fails and reports the smallest failing one.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -85,11 +85,43 @@ void check_back_to_back_calls() {
   std::printf("ok   thread pool: 3000 back-to-back calls\n");
 }
 
+// More busy threads than cores: four pools of 3 threads, each driven by its own caller, on a
+// machine of 2 cores. Workers are often not running when a call opens; the calls they miss must
+// still run every index once, and checked calls still run all or nothing.
+void check_more_threads_than_cores() {
+  constexpr int kCallers = 4;
+  std::vector<std::thread> callers;
+  std::atomic<int> failures{0};
+  for (int c = 0; c < kCallers; ++c)
+    callers.emplace_back([&failures, c] {
+      meeple::ThreadPool pool(3);
+      std::vector<int64_t> values(700, 0);
+      const auto body = [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) values[static_cast<size_t>(i)] += i;
+      };
+      int applied = 0;
+      for (int call = 0; call < 1500; ++call) {
+        const int64_t bad = (call + c) % 5 == 0 ? (call * 7) % 700 : -1;
+        const auto check = [bad](int64_t begin, int64_t end) -> int64_t {
+          return bad >= begin && bad < end ? bad : -1;
+        };
+        if (pool.checked_parallel_for(700, check, body, 2) != bad) failures.fetch_add(1);
+        if (bad < 0) ++applied;
+      }
+      for (size_t i = 0; i < values.size(); ++i)
+        if (values[i] != applied * static_cast<int64_t>(i)) failures.fetch_add(1);
+    });
+  for (std::thread& t : callers) t.join();
+  CHECK(failures.load() == 0);
+  std::printf("ok   thread pool: 4 pools of 3 threads at once, calls correct with workers descheduled\n");
+}
+
 }  // namespace
 
 int main() {
   check_every_index_once();
   check_checked_calls();
   check_back_to_back_calls();
+  check_more_threads_than_cores();
   return summary("all thread pool checks passed");
 }
