@@ -75,6 +75,7 @@ def run_groups(pytest_args: list[str], env_extra: dict) -> tuple[dict, list[str]
     groups.append(("OpenSpiel", {"MEEPLE_BENCH_GAMES": "", "MEEPLE_BENCH_OPENSPIEL": "1"}))
     merged: dict = {}
     notes: list[str] = []
+    round_trips = []  # each group's, measured as it started: the host may move the cores meanwhile
     tmp = Path(tempfile.mkdtemp(prefix="meeple-bench-"))
     for name, env in groups:
         path = tmp / f"{name}.json"
@@ -88,12 +89,17 @@ def run_groups(pytest_args: list[str], env_extra: dict) -> tuple[dict, list[str]
         if code != 0:
             notes.append(f"{name}: pytest bench failed ({_exit_text(code)}); some measurements may be missing")
         data = json.loads(path.read_text())
+        trip = data.get("machine_info", {}).get("meeple", {}).get("cross-core round trip")
+        if trip:
+            round_trips.append(f"{trip} ({name})")
         if not merged:
             merged = data
         else:
             merged["benchmarks"] += data.get("benchmarks", [])
     if not merged:
         raise SystemExit("pytest bench failed for every group")
+    if round_trips:
+        merged["machine_info"]["meeple"]["cross-core round trip"] = ", ".join(round_trips)
     return merged, notes
 
 
@@ -141,6 +147,9 @@ def write_report(results: mbench.Results, path: Path, figure: Path | None, setti
         "",
         f"**Load**: {m.get('load', 'unknown')} when the run started"
         + (f", {m['load at end']} at its end" if "load at end" in m else "") + ".",
+        "",
+        f"**Cross-core round trip** (a cache line to a second thread and back, as each group started; "
+        f"the 2-thread rows depend on it): {m.get('cross-core round trip', 'unknown')}.",
         "",
         *([f"**Note**: {note}", ""] if note else []),
         "## Targets",

@@ -22,6 +22,7 @@ def test_quick_bench_prints_every_row():
     assert elapsed < 30, f"quick bench took {elapsed:.1f} s"  # ~1 s normally; generous for slow CI
     for key in ("cpu", "cores", "python", "numpy", "meeple", "open_spiel"):
         assert key in results.machine
+    assert results.machine["cross-core round trip"].endswith(" ns")  # measured, not "unknown"
     has_reference = importlib.util.find_spec("meeple.reference") is not None
     has_pyspiel = importlib.util.find_spec("pyspiel") is not None
     for game in meeple.list_games():

@@ -387,11 +387,19 @@ def machine_info() -> dict:
         load = "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg()) + " (1, 5, 15 min)"
     except (AttributeError, OSError):
         load = "unknown"
+    try:
+        from meeple import _core
+
+        round_trip = f"{_core._cross_core_round_trip_ns():.0f} ns"
+    except Exception:
+        round_trip = "unknown"
     return {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "cpu": _cpu_model(),
         "cores": f"{os.cpu_count()} logical, {usable} usable",
         "load": load,
+        # 2-thread rows depend on it: see cross_core_round_trip_ns in cpp/bindings/module.cpp.
+        "cross-core round trip": round_trip,
         "platform": platform.platform(),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "numpy": _version("numpy", "numpy"),
