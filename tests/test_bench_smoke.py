@@ -46,6 +46,10 @@ def test_quick_bench_prints_every_row():
             assert paired.extra["paired_ratio"] > 0 and paired.rate > 0
             assert (f"VectorGame n=1024 (observations=False) / random_playouts, {threads} thread"
                     f"{'s' * (threads > 1)}, alternating rounds") in text
+            # 2-thread rounds carry the cross-core round trip measured before each round.
+            assert ("round_trip_ns_min" in paired.extra) == (threads > 1)
+            if threads > 1:
+                assert 0 < paired.extra["round_trip_ns_min"] <= paired.extra["round_trip_ns_max"]
         for threads in (1, 2):  # VectorGame as random rollouts use it: no target
             rollout = results.measurements[f"{game}/{mbench.paired_key(threads, masks=False)}"]
             assert rollout.extra["paired_ratio"] > 0 and "masks=False" in rollout.label
@@ -108,8 +112,12 @@ def test_paired_ratio_carries_the_vector_target():
     assert info["paired_ratio"] == 0.825 and info["plies"] == 1024 and info["seconds"] == 0.025
     results.add(mbench.Measurement("abacuachego/vector_paired", "paired", info["plies"], info["seconds"],
                                    4, 1, info))
+    two = mbench.paired_summary([(0.6, 1024, 0.01, 350.0), (0.8, 1024, 0.01, 41.5), (0.7, 1024, 0.01, 60.0)])
+    results.add(mbench.Measurement("abacuachego/vector_paired_2threads", "paired", 1024, 0.01, 3, 1, two))
     text = mbench.render(results, markdown=True)
     assert "| VectorGame n=1024 (observations=False) / random_playouts, 1 thread, alternating rounds " in text
+    assert ("2 threads, alternating rounds (median; quartiles 0.60-0.80; cross-core round trip 42-350 ns) "
+            "| 0.70x |") in text
     assert "| 0.82x | >= 0.8x | met |" in text
     assert ("| VectorGame n=1024 (observations=False) / random_playouts, 1 thread, separate runs | 0.50x |"
             "  |  |") in text

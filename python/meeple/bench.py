@@ -231,17 +231,22 @@ def native_pair(game, threads: int, target: float, work: Callable[[int], int]):
     """Rounds of `random_playouts` and of `work`, alternating, so that a slow spell of a noisy
     machine falls on both sides of a ratio. Both are calibrated (and so warmed up) to ~`target` s
     a round. Returns (pair, ratios, work's n per round): `pair()` times one round of each and
-    appends (work's plies/s over random_playouts' plies/s, work's plies, work's seconds)."""
+    appends (work's plies/s over random_playouts' plies/s, work's plies, work's seconds, the
+    cross-core round trip in ns just before, measured on 2+ threads only, else None)."""
+    from meeple import _core
+
     native = (lambda n: native_playouts(game, n, 0, threads))
     n_native = calibrate(native, target)
     n_work = calibrate(work, target)
-    ratios: list[tuple[float, int, float]] = []
+    ratios: list[tuple[float, int, float, float | None]] = []
 
     def pair() -> None:
+        # A few ms: how far apart the host has put the cores for this round.
+        trip = _core._cross_core_round_trip_ns(5000, 3) if threads > 1 else None
         native_plies, native_seconds = _timed(native, n_native)
         work_plies, work_seconds = _timed(work, n_work)
         ratios.append(((work_plies / work_seconds) / (native_plies / native_seconds), work_plies,
-                       work_seconds))
+                       work_seconds, trip))
 
     return pair, ratios, n_work
 
@@ -276,12 +281,17 @@ def interleaved_label(name: str) -> str:
             "rounds alternating with random_playouts")
 
 
-def paired_summary(ratios: list[tuple[float, int, float]]) -> dict:
-    """extra_info of a paired measurement: the median ratio, its quartiles, the VectorGame round."""
-    values = [r for r, _, _ in ratios]
+def paired_summary(ratios: list[tuple]) -> dict:
+    """extra_info of a paired measurement: the median ratio, its quartiles, the VectorGame round,
+    and the range of cross-core round trips (ns) if the rounds measured them."""
+    values = [r[0] for r in ratios]
     q1, _, q3 = statistics.quantiles(values, n=4) if len(values) > 1 else (values[0],) * 3
-    return {"paired_ratio": statistics.median(values), "paired_ratio_q1": q1, "paired_ratio_q3": q3,
-            "plies": ratios[0][1], "seconds": statistics.median(s for _, _, s in ratios)}
+    info = {"paired_ratio": statistics.median(values), "paired_ratio_q1": q1, "paired_ratio_q3": q3,
+            "plies": ratios[0][1], "seconds": statistics.median(r[2] for r in ratios)}
+    trips = [r[3] for r in ratios if len(r) > 3 and r[3] is not None]
+    if trips:
+        info["round_trip_ns_min"], info["round_trip_ns_max"] = min(trips), max(trips)
+    return info
 
 
 def measure_pair(key: str, label: str, paired, repeats: int) -> Measurement:
@@ -445,8 +455,10 @@ def _ratio_rows(results: Results, game: str) -> list[tuple[str, str, str, str]]:
     big = max(VECTOR_SIZES)
 
     def alternating(m):  # how a paired measurement was taken, with its spread
+        trips = (f"; cross-core round trip {m.extra['round_trip_ns_min']:.0f}-{m.extra['round_trip_ns_max']:.0f} ns"
+                 if "round_trip_ns_min" in m.extra else "")
         return (f"alternating rounds (median; quartiles {m.extra['paired_ratio_q1']:.2f}-"
-                f"{m.extra['paired_ratio_q3']:.2f})")
+                f"{m.extra['paired_ratio_q3']:.2f}{trips})")
 
     # The target is judged with masks; masks=False is VectorGame as random rollouts use it.
     for masks, what, target in ((True, "observations=False", spec.vector_target),
