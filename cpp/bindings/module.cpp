@@ -21,10 +21,20 @@ void bind_abacuachego(py::module_& m);
 // virtual cores (tens of ns on one physical core, hundreds apart), and 2-thread stepping with it.
 double cross_core_round_trip_ns(int trips, int batches) {
   alignas(64) std::atomic<int64_t> line{0};
+  // Spins on the line, yielding once it has waited long: on one core (or with every core busy)
+  // the other thread runs only when this one gives its core up.
+  const auto await = [&line](int64_t value) {
+    for (int spin = 0; line.load(std::memory_order_acquire) != value; ++spin) {
+      if (spin < 1000)
+        MEEPLE_CPU_PAUSE();
+      else
+        std::this_thread::yield();
+    }
+  };
   std::vector<double> times;
   std::thread echo([&] {
     for (int64_t k = 0; k < int64_t{trips} * batches; ++k) {
-      while (line.load(std::memory_order_acquire) != 2 * k + 1) MEEPLE_CPU_PAUSE();
+      await(2 * k + 1);
       line.store(2 * k + 2, std::memory_order_release);
     }
   });
@@ -32,7 +42,7 @@ double cross_core_round_trip_ns(int trips, int batches) {
     const auto start = std::chrono::steady_clock::now();
     for (int64_t k = int64_t{b} * trips; k < int64_t{b + 1} * trips; ++k) {
       line.store(2 * k + 1, std::memory_order_release);
-      while (line.load(std::memory_order_acquire) != 2 * k + 2) MEEPLE_CPU_PAUSE();
+      await(2 * k + 2);
     }
     times.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / trips);
   }

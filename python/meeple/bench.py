@@ -397,12 +397,14 @@ def machine_info() -> dict:
         load = "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg()) + " (1, 5, 15 min)"
     except (AttributeError, OSError):
         load = "unknown"
-    try:
-        from meeple import _core
+    round_trip = "n/a (one usable core)"
+    if (usable or 1) > 1:
+        try:
+            from meeple import _core
 
-        round_trip = f"{_core._cross_core_round_trip_ns():.0f} ns"
-    except Exception:
-        round_trip = "unknown"
+            round_trip = f"{_core._cross_core_round_trip_ns():.0f} ns"
+        except Exception:
+            round_trip = "unknown"
     return {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "cpu": _cpu_model(),
