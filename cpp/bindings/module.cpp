@@ -14,6 +14,8 @@ namespace py = pybind11;
 
 namespace meeple::bindings {
 void bind_abacuachego(py::module_& m);
+void bind_harmonies(py::module_& m);
+void bind_imperial_harvest(py::module_& m);
 
 // Median time, over `batches` batches of `trips`, for a cache line to go to a second thread and
 // back (each thread spins until the other has written it). What the benchmark machine charges for
@@ -50,9 +52,7 @@ double cross_core_round_trip_ns(int trips, int batches) {
   std::nth_element(times.begin(), times.begin() + batches / 2, times.end());
   return times[static_cast<size_t>(batches / 2)];
 }
-void bind_harmonies(py::module_& m);
-void bind_imperial_harvest(py::module_& m);
-}
+}  // namespace meeple::bindings
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "meeple's C++ game engines (use the meeple package, not this module directly)";
