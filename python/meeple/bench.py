@@ -576,7 +576,8 @@ def render(results: Results, markdown: bool = False) -> str:
         lines += [f"- **{k}**: {v}" for k, v in m.items()]
     else:
         lines.append(title)
-        lines += [f"  {k:<10} {v}" for k, v in m.items()]
+        width = max(map(len, m), default=0)
+        lines += [f"  {k:<{width}} {v}" for k, v in m.items()]
     lines.append("")
 
     lines += _table(["measurement", "n/round", "per n", "count/round", "ms/round", "per second", "unit",
