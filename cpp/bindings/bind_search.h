@@ -69,12 +69,14 @@ class VectorEnv {
     std::fill(episodes_.begin(), episodes_.end(), 0);
     py::array_t<int32_t> random(size());
     Buffers b = buffers(random);
-    py::gil_scoped_release release;
-    pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
-      const Slots slots = this->slots(b);
-      for (int64_t i = begin; i < end; ++i) slots.reset(i);
-    }, kMinParallel);
-    fresh_random_ = std::move(random);
+    {
+      py::gil_scoped_release release;
+      pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
+        const Slots slots = this->slots(b);
+        for (int64_t i = begin; i < end; ++i) slots.reset(i);
+      }, kMinParallel);
+    }
+    fresh_random_ = std::move(random);  // releases the previous array: needs the GIL
   }
 
   void step(const py::array& given) {
