@@ -1189,14 +1189,16 @@ def test_d48_wolf_is_legal_with_wolf_form_on(impl):
         assert "wolf" not in legal(load(impl, d, SET_A))
 
 
-@pytest.mark.parametrize("how", ["end", "forfeit"])
+@pytest.mark.parametrize("how", ["end", "forfeit", "defeated"])
 def test_d49_wolf_form_ends_with_the_turn_and_the_hydra_strikes(impl, how):
     """D49 / D33: Wolf Form lasts the whole player turn (through the team's second activation);
     the action that ends the turn clears it and the passes run again: the Skin-Changer next to a
-    hydra is defeated and respawns after the turn switch."""
+    hydra is defeated and respawns after the turn switch. The turn may also end because the
+    second active character is defeated: its activation, and so the turn, end within the action,
+    and the passes after it still run (both defeats join one respawn queue, in token order)."""
     d = base(impl, SET_A)
     put(d, 5, 1, 3, "n")        # Skin-Changer (raiders)
-    put(d, 4, 5, 5, "n")        # Nymph, the second activation
+    put(d, 4, 3, 1, "w")        # Nymph, the second activation, one step east of 2,1 (next to 2,2)
     acting(d, 5, 3, resting=3)
     state = load(impl, d, SET_A)
     do(state, "wolf", "move n", "end")
@@ -1205,13 +1207,16 @@ def test_d49_wolf_form_ends_with_the_turn_and_the_hydra_strikes(impl, how):
     assert mid["characters"][5]["wolf_form"]
     if how == "end":
         do(state, "activate nymph", "end")
-    else:
+    elif how == "forfeit":
         do(state, "forfeit nymph")
         do(state, sorted(a for a in legal(state) if a.startswith("hydra 2"))[0])
+    else:
+        do(state, "activate nymph", "move w")   # onto 2,1: the hydra on 2,2 defeats the Nymph
     after = dict_of(state)
     assert after["characters"][5]["cell"] is None and not after["characters"][5]["wolf_form"]
     assert after["phase"] == "respawn" and after["resume_phase"] == "rest"
-    assert after["respawn_queue"] == [5] and after["team"] == 0 and state.current_player() == 1
+    assert after["respawn_queue"] == ([4, 5] if how == "defeated" else [5])
+    assert after["team"] == 0 and state.current_player() == 1
 
 
 def test_d49_nothing_runs_once_the_game_is_over(impl):

@@ -809,14 +809,18 @@ void Game::bard_check(State& s) const {
 void Game::settle(State& s, int queued_before) const {
   if (s.phase >= kPhaseDraft) return;  // setup: nothing on the board strikes yet
   if (s.player != kTerminalPlayer) resolve_passives(s);  // D49: nothing strikes once the game is over
+  if (s.active != kNone) {
+    if (s.cell[s.active] == kNone) {
+      // The defeated character's activation ends, perhaps the turn with it (Wolf Form cleared):
+      // the passes run again (step 5), as after an `end`.
+      end_activation(s);
+      if (s.player != kTerminalPlayer) resolve_passives(s);
+    } else {
+      bard_check(s);
+    }
+  }
   // The characters one action defeats queue together in token order (D9).
   std::sort(s.queue.begin() + queued_before, s.queue.begin() + s.queue_count);
-  if (s.active != kNone) {
-    if (s.cell[s.active] == kNone)
-      end_activation(s);
-    else
-      bard_check(s);
-  }
   if (s.player == kTerminalPlayer) {  // nobody respawns once the game is over
     s.queue.fill(kNone);
     s.queue_count = 0;
