@@ -121,6 +121,8 @@ def test_random_board_per_game_from_the_game_seed():
         boards.add(str(d["tiles"]))
     assert len(boards) == 5
     assert game.new_initial_state(seed=3) == game.new_initial_state(seed=3)
+    # The text names no fixed board: the one drawn from the template would be "standard".
+    assert str(game.new_initial_state(seed=3)).startswith("Imperial Harvest (board random), ")
     vector = meeple.VectorGame(game, 4, seed=5)
     assert len({str(vector.state(i).to_dict()["tiles"]) for i in range(4)}) == 4
 

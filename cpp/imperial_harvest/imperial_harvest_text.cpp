@@ -170,8 +170,9 @@ static std::array<char, kTokens> letters(const Game& g, const State& s) {
 std::string Game::to_string(const State& s) const {
   const std::array<char, kTokens> letter = letters(*this, s);
   std::ostringstream out;
-  out << "Imperial Harvest (board " << board_.name() << "), round " << int(s.round) << " of " << kRounds
-      << ", " << kTeamNames[s.team & 1] << "' turn";
+  // board="random": each game draws its own board from its seed (the template is not its name).
+  out << "Imperial Harvest (board " << (random_boards_ ? std::string("random") : board_.name()) << "), round "
+      << int(s.round) << " of " << kRounds << ", " << kTeamNames[s.team & 1] << "' turn";
   if (is_terminal(s)) {
     const int a = vp(s, 0), b = vp(s, 1);
     out << " — game over: " << (a == b ? "draw" : a > b ? "Imperial Servants win" : "Northern Raiders win");
