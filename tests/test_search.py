@@ -94,6 +94,73 @@ def test_vector_game_results_with_more_threads_than_cores():
         assert all(vec.state(i) == expected.state(i) for i in range(0, 600, 7))
 
 
+def test_vector_game_refuses_a_second_thread_during_a_step():
+    """One VectorGame used from two Python threads: while one steps it (GIL released), the other's
+    calls raise RuntimeError instead of racing on the states, and the stepping thread's games end
+    exactly as if it had been alone."""
+    import threading
+
+    game = meeple.load("harmonies")
+    expected = meeple.VectorGame(game, 4096, seed=2)
+    for _ in range(12):
+        expected.step(expected.random_actions())
+    vec = meeple.VectorGame(game, 4096, seed=2)
+    stepping = threading.Event()
+    refused, unexpected = [], []
+
+    def step():
+        try:
+            for _ in range(12):
+                vec.step(vec.random_actions())
+        except Exception as e:  # reported below: pytest does not see exceptions in threads
+            unexpected.append(e)
+        finally:
+            stepping.set()
+
+    illegal = np.full(4096, -1, np.int32)  # between two steps: ValueError, nothing applied
+
+    def intrude():  # calls that change nothing when they get in between two steps
+        while not stepping.is_set():
+            for call in (lambda: vec.state(0), vec.random_actions, lambda: vec.step(illegal)):
+                try:
+                    call()
+                except RuntimeError as e:
+                    refused.append(str(e))
+                except ValueError:
+                    pass
+
+    stepper = threading.Thread(target=step)
+    stepper.start()
+    intrude()
+    stepper.join()
+    assert not unexpected
+    assert refused and all("another thread" in message for message in refused)
+    assert np.array_equal(vec.masks, expected.masks)
+    assert np.array_equal(vec.random_actions(), expected.random_actions())
+    assert all(vec.state(i) == expected.state(i) for i in range(0, 4096, 97))
+    # reset is guarded the same way: a reset and steps racing, whichever comes second is refused.
+    refused.clear()
+
+    def keep_stepping():
+        for _ in range(40):
+            try:
+                vec.step(vec.random_actions())
+            except RuntimeError as e:
+                refused.append(str(e))
+            except ValueError:  # a reset got in between random_actions() and step()
+                pass
+
+    blocker = threading.Thread(target=keep_stepping)
+    blocker.start()
+    while blocker.is_alive():
+        try:
+            vec.reset()
+        except RuntimeError as e:
+            refused.append(str(e))
+    blocker.join()
+    assert refused and all("another thread" in message for message in refused)
+
+
 def test_vector_game_autoreset_and_views():
     game = meeple.load("abacuachego", pits_per_row=2, seeds_per_pit=1)
     vec = meeple.VectorGame(game, 8, seed=1)

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <memory>
@@ -66,6 +67,7 @@ class VectorEnv {
   static constexpr int64_t kMinParallel = 256;
 
   void reset() {
+    const Exclusive exclusive(busy_);
     std::fill(episodes_.begin(), episodes_.end(), 0);
     py::array_t<int32_t> random(size());
     Buffers b = buffers(random);
@@ -87,6 +89,7 @@ class VectorEnv {
     if (given.ndim() != 1 || given.shape(0) != size())
       throw py::value_error("actions must be a 1-d array of " + std::to_string(size()) +
                             " ints, got shape " + shape_text(given));
+    const Exclusive exclusive(busy_);
     // Read the actions into actions_ and check each (read_actions), all before any is applied: an
     // illegal action anywhere leaves every state unchanged. The check is split over the threads
     // like the step. int32 (what random_actions returns) and int64 arrays are read in place; other
@@ -133,6 +136,7 @@ class VectorEnv {
   // hands that array over (no copy, and its rows stay in the cache of the core that will check
   // them at the next step), later calls copy.
   py::array_t<int32_t> random_actions() {
+    check_idle();
     if (fresh_random_) return std::move(fresh_random_);
     return py::array_t<int32_t>(size(), next_random_.data());
   }
@@ -142,7 +146,10 @@ class VectorEnv {
   py::array_t<float> rewards() const { return rewards_; }
   py::array_t<bool> terminated() const { return terminated_; }
   py::array_t<int32_t> current_player() const { return current_player_; }
-  const State& state(int64_t i) const { return states_.at(static_cast<size_t>(i)); }
+  const State& state(int64_t i) const {
+    check_idle();
+    return states_.at(static_cast<size_t>(i));
+  }
   std::shared_ptr<const G> game() const { return game_; }
   int threads() const { return pool_.threads(); }
 
@@ -159,6 +166,24 @@ class VectorEnv {
   Buffers buffers(py::array_t<int32_t>& random) {
     return {random.mutable_data(), observations_.mutable_data(), masks_.mutable_data(),
             rewards_.mutable_data(), terminated_.mutable_data(), current_player_.mutable_data()};
+  }
+
+  // One step or reset at a time, and no reads of the states during one: with the GIL released,
+  // a second Python thread could otherwise call in and race on them. Entry points hold the GIL
+  // when they test the flag.
+  static constexpr const char* kBusy =
+      "this VectorGame is being stepped or reset by another thread (use one VectorGame per thread)";
+  struct Exclusive {
+    std::atomic<bool>& busy;
+    explicit Exclusive(std::atomic<bool>& flag) : busy(flag) {
+      if (busy.exchange(true)) throw std::runtime_error(kBusy);
+    }
+    ~Exclusive() { busy.store(false); }
+    Exclusive(const Exclusive&) = delete;
+    Exclusive& operator=(const Exclusive&) = delete;
+  };
+  void check_idle() const {
+    if (busy_.load()) throw std::runtime_error(kBusy);
   }
 
   static std::string shape_text(const py::array& a) {
@@ -363,6 +388,7 @@ class VectorEnv {
   byte_mask::Writer write_wide_mask_ = byte_mask::best_writer();
   byte_mask::Writer write_small_mask_ = byte_mask::small_row_writer();  // null: expand_word
   ThreadPool pool_;
+  std::atomic<bool> busy_{false};  // a step or reset is running (Exclusive)
   std::vector<State> states_;
   std::vector<uint64_t> episodes_;
   std::vector<Rng> rngs_;

@@ -42,6 +42,8 @@ class VectorGame:
     skips writing the masks (they stay 0): for random rollouts through ``random_actions``, which
     need neither; every step is still checked against the legal actions.
     The arrays are overwritten by the next `step`/`reset`: copy what you keep.
+    One VectorGame serves one thread at a time: while it steps or resets, calls from another
+    thread (`step`, `reset`, `random_actions`, `state`) raise RuntimeError.
     """
 
     def __init__(self, game: Any, n: int, seed: int = 0, threads: int = 1, observations: bool = True,
