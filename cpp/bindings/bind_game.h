@@ -345,8 +345,9 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
           "perft",
           [](const G& g, const S& s, int depth) {
             if (depth < 0) throw py::value_error("depth must be >= 0");
+            const typename G::State root = s.state;  // another Python thread may change s meanwhile
             py::gil_scoped_release release;
-            return perft(g, s.state, depth);
+            return perft(g, root, depth);
           },
           py::arg("state"), py::arg("depth"))
       .def(

@@ -452,9 +452,10 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
             config.seed = seed;
             config.exploration = exploration;
             MctsResult result;
+            const typename G::State root = s.state;  // another Python thread may change s meanwhile
             {
               py::gil_scoped_release release;
-              result = mcts_search(g, s.state, config);
+              result = mcts_search(g, root, config);
             }
             py::dict visits;
             for (const auto& [action, count] : result.root_visits) visits[py::int_(action)] = count;
