@@ -407,3 +407,16 @@ def test_python_m_meeple():
     assert piped.stdout.rstrip().endswith("End of input: game abandoned.")
     bad = _python_m_meeple("perft", "abacuachego", "--depth", "-3")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_records_to_a_reader_that_stops_early_end_quietly():
+    """`meeple selfplay ... --out - | head -1`: the closed pipe ends the run with exit code 1 and no
+    traceback (more records than a pipe buffer holds, so the writer meets the closed pipe)."""
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(meeple.__file__)))
+    writer = subprocess.Popen([sys.executable, "-m", "meeple", "selfplay", "abacuachego", "--games", "3000",
+                               "--out", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    first = writer.stdout.readline()
+    writer.stdout.close()
+    _, stderr = writer.communicate(timeout=120)
+    assert first.startswith(b'{"schema": "meeple-record/1"')
+    assert writer.returncode == 1 and b"Traceback" not in stderr and b"BrokenPipe" not in stderr, stderr

@@ -310,6 +310,12 @@ def test_score_rejects_bad_boards():
         score({}, side="C")
     with pytest.raises(ValueError):
         score([])
+    with pytest.raises(ValueError, match="cards must be a list"):
+        score({}, cards=None)
+    with pytest.raises(ValueError, match="cards must be a list"):
+        score({"board": {}, "cards": "5"})
+    with pytest.raises(ValueError, match="player 'board' must be a dict"):
+        score({"board": [["blue"]]})
 
 
 # ------------------------------------------------------------------------------ layout

@@ -70,6 +70,16 @@ def test_character_table_problems_are_named(tmp_path):
         meeple.load("imperial_harvest", characters=str(bad))
     with pytest.raises(ValueError, match="must be None, a dict"):
         meeple.load("imperial_harvest", characters=[1, 2])
+    no_abilities = data("characters")
+    del no_abilities["abilities"]
+    with pytest.raises(ValueError, match="'abilities' must be an object"):
+        meeple.load("imperial_harvest", characters=no_abilities)
+
+
+def test_data_names_its_files():
+    assert set(data("boards")["boards"]) >= {"standard"}
+    with pytest.raises(ValueError, match="expected 'boards', 'tiles' or 'characters'"):
+        data("hydras")
 
 
 def test_parameters_report_every_public_parameter():

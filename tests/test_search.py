@@ -176,6 +176,14 @@ def test_vector_game_autoreset_and_views():
     assert obs_view is vec.observations  # preallocated arrays are reused
 
 
+def test_vector_game_by_name_describes_itself():
+    vec = meeple.VectorGame("abacuachego", 3, seed=2, threads=2)
+    assert vec.game.name == "abacuachego" and len(vec) == 3 and vec.threads == 2
+    assert repr(vec) == "VectorGame('abacuachego', n=3, threads=2)"
+    assert repr(MCTS(vec.game, simulations=50, c=2.0)) == "MCTS(simulations=50, threads=1, c=2.0)"
+    assert repr(Random(seed=1)) == "Random()"
+
+
 def test_vector_game_rejects_bad_actions_without_changing_anything():
     game = meeple.load("abacuachego")
     vec = meeple.VectorGame(game, 4, seed=2)
