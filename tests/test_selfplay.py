@@ -208,6 +208,23 @@ def test_resume_checks_the_game_numbers(capsys, tmp_path, reference_file):
     assert code == 2 and "line 2 is game 2, expected game 1" in err
 
 
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda doc: doc.update(seed=doc["seed"] + 1), "line 2: game 1 was not seeded from --seed 3"),
+    (lambda doc: doc.pop("returns"), "line 2: game 1 has no returns or actions; not a finished game"),
+    (lambda doc: doc.update(actions=None), "line 2: game 1 has no returns or actions; not a finished game"),
+])
+def test_resume_checks_each_game(capsys, tmp_path, reference_file, edit, message):
+    lines = reference_file.read_bytes().splitlines(keepends=True)
+    doc = json.loads(lines[1])
+    edit(doc)
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(lines[0] + json.dumps(doc).encode() + b"\n")
+    before = path.read_bytes()
+    code, _, err = run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)
+    assert code == 2 and message in err, err
+    assert path.read_bytes() == before
+
 def test_stdout_output_is_not_resumed(capsys):
     code, out, err = run(capsys, *MCTS_ARGS, "--games", "3", "--out", "-")
     assert code == 0 and len(out.splitlines()) == 3 and games_line(err) == 3
