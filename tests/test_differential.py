@@ -54,6 +54,15 @@ def test_differential_smoke(case):
     run_games(case.name, case.params, range(SMOKE_START, SMOKE_START + case.entry.differential_smoke_games))
 
 
+
+@pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
+def test_reference_states_render_at_every_ply(case):
+    """The reference's str(state) is its own readable board (not the engine's text): it renders at
+    every ply of a random game, and the finished game does not read like the start."""
+    texts = [str(state) for state in random_game(case.load_reference(), seed=7)]
+    assert all(isinstance(t, str) and t.strip() for t in texts)
+    assert texts[-1] != texts[0] and len(texts) > 2
+
 @pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
 def test_same_game_description(case):
     engine, ref = case.load(), case.load_reference()
