@@ -390,10 +390,14 @@ def test_help_exits_0(capsys):
 
 # --- as a program ----------------------------------------------------------------------------
 
+def _meeple_env() -> dict:
+    """The environment of a `python -m meeple` child: this meeple importable."""
+    return dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(meeple.__file__)))
+
+
 def _python_m_meeple(*argv: str, stdin: str = "") -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(meeple.__file__)))
     return subprocess.run([sys.executable, "-m", "meeple", *argv], input=stdin, capture_output=True,
-                          text=True, env=env, timeout=120)
+                          text=True, env=_meeple_env(), timeout=120)
 
 
 def test_python_m_meeple():
@@ -412,9 +416,8 @@ def test_python_m_meeple():
 def test_records_to_a_reader_that_stops_early_end_quietly():
     """`meeple selfplay ... --out - | head -1`: the closed pipe ends the run with exit code 1 and no
     traceback (more records than a pipe buffer holds, so the writer meets the closed pipe)."""
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(meeple.__file__)))
     writer = subprocess.Popen([sys.executable, "-m", "meeple", "selfplay", "abacuachego", "--games", "3000",
-                               "--out", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                               "--out", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_meeple_env())
     first = writer.stdout.readline()
     writer.stdout.close()
     _, stderr = writer.communicate(timeout=120)

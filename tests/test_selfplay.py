@@ -208,7 +208,6 @@ def test_resume_checks_the_game_numbers(capsys, tmp_path, reference_file):
     assert code == 2 and "line 2 is game 2, expected game 1" in err
 
 
-
 @pytest.mark.parametrize("edit, message", [
     (lambda doc: doc.update(seed=doc["seed"] + 1), "line 2: game 1 was not seeded from --seed 3"),
     (lambda doc: doc.pop("returns"), "line 2: game 1 has no returns or actions; not a finished game"),
