@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 
 import numpy as np
 import pytest
@@ -84,6 +85,33 @@ def test_mismatch_report_is_reproducible():
     for part in ("game seed 5", "ply ", "action history", "--- engine state", "--- reference state",
                  "tests/differential.py abacuachego"):
         assert part in text
+
+
+class _ObservationOffByOne:
+    """A reference state whose observation of the player to move differs from the third action on."""
+
+    def __init__(self, state):
+        self._state = state
+
+    def __getattr__(self, name):
+        return getattr(self._state, name)
+
+    def observation_tensor(self, player=None):
+        values = list(self._state.observation_tensor(player))
+        if self._state.move_number() >= 3:
+            values[-1] += 1.0
+        return values
+
+
+def test_observation_difference_is_caught():
+    """Observations are compared at decision nodes (and not only at the end) in a game with chance."""
+    params = {"chance": "explicit"}
+    engine, ref = meeple.load("harmonies", **params), reference.load("harmonies", **params)
+    with pytest.raises(Mismatch) as info:
+        play_side_by_side(engine, ref, 3, engine_state=engine.new_initial_state(seed=3),
+                          reference_state=_ObservationOffByOne(ref.new_initial_state(seed=3)))
+    found = re.search(r"ply (\d+): observation:\n", str(info.value))
+    assert found and int(found.group(1)) < 40, str(info.value)[:300]  # at the first decision node
 
 
 # ------------------------------------------------------------------------------- edge inputs
