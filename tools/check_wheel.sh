@@ -97,7 +97,7 @@ mkdir -p "$TMP/run"
 cd "$TMP/run"
 env -u PYTHONPATH "$VPY" -c 'import meeple; print("meeple", meeple.__version__, "from", meeple.__file__)'
 xdist=()
-if "$VPY" -c 'import xdist' 2>/dev/null; then xdist=(-n "$JOBS"); fi
+if "$VPY" -c 'import xdist' 2>/dev/null; then xdist=(-n "$JOBS" --dist worksteal); fi
 rc=0
 env PYTHONPATH="$REPO/.ci" MEEPLE_EXPECT_DIR="$SITE" "$VPY" -m pytest -q "${xdist[@]}" \
   -p meeple_import_check -p no:cacheprovider --rootdir "$REPO" -c "$REPO/pyproject.toml" \
