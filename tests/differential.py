@@ -134,9 +134,9 @@ def play_side_by_side(engine_game, reference_game, seed: int, *, engine_state=No
             if terminal != r.is_terminal() or e.move_number() != r.move_number():
                 fail(f"is_terminal/move_number: engine {terminal}/{e.move_number()}, "
                      f"reference {r.is_terminal()}/{r.move_number()}")
-            if e.is_chance_node() != r.is_chance_node():
-                fail(f"is_chance_node: engine {e.is_chance_node()}, reference {r.is_chance_node()}")
-            if e.is_chance_node():
+            if chance != r.is_chance_node():
+                fail(f"is_chance_node: engine {chance}, reference {r.is_chance_node()}")
+            if chance:
                 outcomes, ref_outcomes = e.chance_outcomes(), list(r.chance_outcomes())
                 if [o for o, _ in outcomes] != [o for o, _ in ref_outcomes] or not all(
                         math.isclose(p, q, rel_tol=1e-9, abs_tol=1e-12)
@@ -144,9 +144,9 @@ def play_side_by_side(engine_game, reference_game, seed: int, *, engine_state=No
                     fail(f"chance outcomes:\n    engine    {outcomes}\n    reference {ref_outcomes}")
             if terminal or (max_actions is not None and len(actions) >= max_actions):
                 break
-            action = (chooser(e, legal, rng) if chooser is not None and not e.is_chance_node()
+            action = (chooser(e, legal, rng) if chooser is not None and not chance
                       else _choose(e, legal, rng))
-            if not e.is_chance_node():
+            if not chance:
                 name, ref_name = e.action_to_string(action), r.action_to_string(action)
                 if name != ref_name:
                     fail(f"action_to_string({action}): engine {name!r}, reference {ref_name!r}")
