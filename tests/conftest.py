@@ -24,3 +24,11 @@ CASES = cases()
 def case(request) -> Case:
     """One (game, variant) of the table in tests/games.py."""
     return request.param
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist the long (`slow`) tests run first. CI hands tests out one at a time
+    (`-n 2 --maxschedchunk 1`) as workers free up: with the longest ones started first, only short
+    tests are left to even out the end of the run, and neither worker idles long behind the other."""
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable
