@@ -817,3 +817,72 @@ def test_a_full_space_cannot_be_pending():
     for impl in (game, reference):
         with pytest.raises(ValueError, match=f"central space {first} is pending but holds 3 tokens"):
             impl.state_from_dict(d)
+
+
+def _empty_space(d, space):
+    """Puts the tokens of central `space` back into the pouch (tokens stay conserved)."""
+    for colour in d["central"][space]:
+        d["pouch"][colour] += 1
+    d["central"][space] = []
+
+
+def _solo_refill_cut_short(d):
+    d["pending"]["spaces"] = [1]  # space 2 left empty, though the pouch holds plenty
+
+
+def _two_spaces_after_a_turn(d):
+    k = d["pending"]["spaces"][0]
+    _empty_space(d, k + 1)
+    d["pending"]["spaces"] = [k, k + 1]
+
+
+def _empty_space_before_the_pending_one(d):
+    k = d["pending"]["spaces"][0]
+    _empty_space(d, k + 1)
+    d["pending"]["spaces"] = [k + 1]
+
+
+# name: (players, what the real state is, mutation, the engine's message, the reference's message)
+BAD_PENDING_SPACES = {
+    "setup leaves a space out": (2, "setup", lambda d: d["pending"].update(spaces=[0, 1, 2, 3]),
+                                 "setup refills every central space", "setup fills every central space"),
+    "not consecutive": (2, "setup", lambda d: d["pending"].update(spaces=[0, 1, 2, 4]),
+                        "not consecutive", "not consecutive"),
+    "two spaces after a multiplayer turn": (2, "turn", _two_spaces_after_a_turn,
+                                            "fills one central space", "fills the one space taken from"),
+    "an empty space before the pending one": (2, "turn", _empty_space_before_the_pending_one,
+                                              "comes before the pending ones", "before the pending ones"),
+    "solo refill cut short without the end": (1, "solo", _solo_refill_cut_short,
+                                              "only when the pouch runs out", "unless the pouch runs out"),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_PENDING_SPACES))
+def test_pending_spaces_are_the_ones_a_refill_leaves(name):
+    """Found by the state-dict fuzzer (D16): the refills are drawn space by space, in order. The setup
+    refills every space; after a turn, multiplayer refills the one space taken from and solo the
+    spaces in order, all three unless the pouch runs out (which triggers the end). Both
+    implementations accepted a solo dict whose refill had stopped early with the end not triggered;
+    once drawn, it left a state that neither accepted back."""
+    import meeple.reference
+
+    players, when, mutate, engine_message, reference_message = BAD_PENDING_SPACES[name]
+    params = {"players": players, "chance": "explicit"}
+    game, reference = meeple.load("harmonies", **params), meeple.reference.load("harmonies", **params)
+    found = {
+        "setup": lambda state, d: d["move_number"] == 0,
+        # a multiplayer refill not yet started, with a full space after it
+        "turn": lambda state, d: d["took_tokens"] and d["pending"]["spaces"][:1] in ([0], [1], [2], [3])
+        and not d["central"][d["pending"]["spaces"][0]] and len(d["central"][d["pending"]["spaces"][0] + 1]) == 3,
+        # a solo refill after a turn with space 0 done and spaces 1 and 2 to go
+        "solo": lambda state, d: d["took_tokens"] and d["pending"]["spaces"] == [1, 2]
+        and not d["central"][1] and not d["end_triggered"],
+    }[when]
+    d = _first_dict_where(game, found, 11, f"{when} refill")
+    game.state_from_dict(d)  # the real state is fine
+    reference.state_from_dict(d)
+    mutate(d)
+    with pytest.raises(ValueError, match=engine_message):
+        game.state_from_dict(d)
+    with pytest.raises(ValueError, match=reference_message):
+        reference.state_from_dict(d)

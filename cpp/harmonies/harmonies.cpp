@@ -1281,8 +1281,9 @@ std::string Game::check_consistency(const State& s) const {
   if (s.pending_spaces >> spaces_) return "a pending space does not exist";
   if (s.pending_slots >> slots_) return "a pending display slot does not exist";
   int needed = 0;
+  std::array<int, kMaxSpaces> held{};  // tokens on each central space
   for (int sp = 0; sp < kMaxSpaces; ++sp) {
-    int n = 0;
+    int& n = held[sp];
     for (int c = 0; c < kColours; ++c) n += s.central[sp][c];
     if (sp >= spaces_ && n) return "central space " + std::to_string(sp) + " does not exist";
     if ((s.pending_spaces >> sp) & 1u) {
@@ -1290,6 +1291,25 @@ std::string Game::check_consistency(const State& s) const {
       needed += 3 - n;
     } else if (n != 0 && n != 3) {
       return "central space " + std::to_string(sp) + " holds " + std::to_string(n) + " tokens";
+    }
+  }
+  if (s.pending_spaces) {  // D16: which spaces a refill can leave pending
+    const int last_pending = 31 - std::countl_zero(static_cast<unsigned>(s.pending_spaces));
+    if (static_cast<unsigned>(s.pending_spaces) >> first_pending != (1u << (last_pending - first_pending + 1)) - 1)
+      return "the pending central spaces are not consecutive";
+    for (int sp = 0; sp < first_pending; ++sp)
+      if (held[sp] != 3) return "central space " + std::to_string(sp) + " is empty but comes before the pending ones";
+    const int after = spaces_ - 1 - last_pending;  // spaces after the pending ones
+    if (!s.took_tokens) {
+      if (after) return "the setup refills every central space, but space " + std::to_string(spaces_ - 1) + " is not pending";
+    } else if (P > 1) {
+      if (first_pending != last_pending) return "a refill after a turn fills one central space, not several";
+      for (int sp = last_pending + 1; sp < spaces_; ++sp)
+        if (held[sp] != 3) return "central space " + std::to_string(sp) + " is empty but not pending";
+    } else {
+      for (int sp = last_pending + 1; sp < spaces_; ++sp)
+        if (held[sp]) return "central space " + std::to_string(sp) + " holds tokens after the pending refills";
+      if (after && !s.end_triggered) return "a solo refill leaves a space empty only when the pouch runs out, which triggers the end";
     }
   }
   int pouch = 0;

@@ -1317,6 +1317,23 @@ def _state_from_dict(game, d):
             fail(f"central space {s} is pending but already holds tokens")
         elif len(space) not in (0, 3):
             fail(f"central space {s} holds {len(space)} tokens (0 or 3 unless being filled)")
+    if pending_spaces:  # D16: the refills an `end` (or the setup) leaves, drawn space by space
+        first, last = pending_spaces[0], pending_spaces[-1]
+        sizes = [len(space) for space in state._central]
+        if pending_spaces != list(range(first, last + 1)):
+            fail(f"pending central spaces {pending_spaces} are not consecutive")
+        if any(n != 3 for n in sizes[:first]):
+            fail(f"a central space before the pending ones {pending_spaces} is not full")
+        after = sizes[last + 1:]
+        if not state._took_tokens:
+            if after:
+                fail(f"the setup fills every central space, but only {pending_spaces} are pending")
+        elif not game.solo:
+            if len(pending_spaces) != 1 or any(n != 3 for n in after):
+                fail(f"a refill after a turn fills the one space taken from, not {pending_spaces}")
+        elif any(after) or (after and not state._end_triggered):
+            fail(f"solo refills fill the spaces in order, all three unless the pouch runs out "
+                 f"(which triggers the end); pending {pending_spaces}")
     if current >= 0:
         empty = sum(1 for space in state._central if not space)
         if (game.solo or sum(state._pouch) >= 3) and empty != int(state._took_tokens):
