@@ -10,6 +10,7 @@
 #                from that venv's site-packages
 #
 #   tools/check_wheel.sh [PYTEST_ARGS...]     e.g. tools/check_wheel.sh -m "not slow"
+#   (the whole tests/ directory unless PYTEST_ARGS name test files or directories themselves)
 #
 # Environment: PYTHON (interpreter to build for and test with; default python3),
 # CHECK_WHEEL_KEEP=1 keeps the scratch directory. Exits non-zero on any failure.
@@ -98,12 +99,14 @@ cd "$TMP/run"
 env -u PYTHONPATH "$VPY" -c 'import meeple; print("meeple", meeple.__version__, "from", meeple.__file__)'
 xdist=()
 if "$VPY" -c 'import xdist' 2>/dev/null; then xdist=(-n "$JOBS" --maxschedchunk 1); fi
+targets=("$REPO/tests")
+for arg in "$@"; do [ -e "$arg" ] && targets=(); done
 rc=0
 # Stopped (Ctrl-C) after 20 minutes, several times a normal run: a hang fails here by name.
 timeout --signal=INT --kill-after=60 1200 \
   env PYTHONPATH="$REPO/.ci" MEEPLE_EXPECT_DIR="$SITE" "$VPY" -m pytest -q "${xdist[@]}" \
   -p meeple_import_check -p no:cacheprovider --rootdir "$REPO" -c "$REPO/pyproject.toml" \
-  "$@" "$REPO/tests" || rc=$?
+  "$@" "${targets[@]}" || rc=$?
 if [ $rc -eq 5 ]; then echo "FAIL: pytest collected no tests (exit 5)"; exit 1; fi
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then echo "FAIL: pytest still ran after 20 minutes: stopped (a hang? see the stacks above)"; exit 1; fi
 if [ $rc -ne 0 ]; then echo "FAIL: pytest exited with $rc"; exit "$rc"; fi
