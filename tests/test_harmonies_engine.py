@@ -774,6 +774,13 @@ def _first_dict_where(game, found, rng_seed, what):
     pytest.fail(f"no {what} in 50 games")
 
 
+def _empty_space(d, space):
+    """Puts the tokens of central `space` back into the pouch (tokens stay conserved)."""
+    for colour in d["central"][space]:
+        d["pouch"][colour] += 1
+    d["central"][space] = []
+
+
 @pytest.mark.parametrize("players", [1, 2])
 def test_a_draw_with_empty_central_spaces_is_refused(players):
     """Found by the state-dict fuzzer: at a card draw (a chance node with no central space to refill)
@@ -787,10 +794,8 @@ def test_a_draw_with_empty_central_spaces_is_refused(players):
         game, lambda state, d: state.is_chance_node() and d["pending"]["slots"] and not d["pending"]["spaces"]
         and d["took_tokens"], 3, "card draw after taking tokens")
     game.state_from_dict(d)  # the real state is fine
-    for space in d["central"]:  # back into the pouch: tokens stay conserved
-        for colour in space:
-            d["pouch"][colour] += 1
-    d["central"] = [[] for _ in d["central"]]
+    for space in range(len(d["central"])):
+        _empty_space(d, space)
     for impl in (game, reference):
         with pytest.raises(ValueError, match="empty central space"):
             impl.state_from_dict(d)
@@ -817,13 +822,6 @@ def test_a_full_space_cannot_be_pending():
     for impl in (game, reference):
         with pytest.raises(ValueError, match=f"central space {first} is pending but holds 3 tokens"):
             impl.state_from_dict(d)
-
-
-def _empty_space(d, space):
-    """Puts the tokens of central `space` back into the pouch (tokens stay conserved)."""
-    for colour in d["central"][space]:
-        d["pouch"][colour] += 1
-    d["central"][space] = []
 
 
 def _solo_refill_cut_short(d):
