@@ -39,6 +39,7 @@ READINGS OF POINTS THE RULES DOCUMENT LEAVES OPEN (each tagged [R1]..[R9] where 
        player does not hold, a cell off the side's board) are descriptive and not parsed back.
 """
 
+import functools
 import json
 import operator
 import pathlib
@@ -321,6 +322,13 @@ def score_stacks(geometry, stacks, cards):
     total = trees + mountain_points + fields + buildings + water + animals + spirit
     return {"trees": trees, "mountains": mountain_points, "fields": fields, "buildings": buildings,
             "water": water, "animals": animals, "spirit": spirit, "total": total, "cubes": cubes}
+
+
+@functools.lru_cache(maxsize=4096)
+def _board_score(side, stacks, cards):
+    """score_stacks of a board given as tuples, remembered: the observation shows every player's
+    score at every ply, and from one ply to the next at most one board changes."""
+    return score_stacks(GEOMETRY[side], stacks, cards)
 
 
 def _parse_stack(value, where):
@@ -634,7 +642,7 @@ class HarmoniesState:
         """Point 21: trees, mountains, fields, buildings, water, animals, spirit, total, cubes."""
         p = self._check_player(player)
         state = self._players[p]
-        return score_stacks(self._game.geometry, state.stacks, state.cards())
+        return dict(_board_score(self._game.side, tuple(state.stacks), tuple(state.cards())))
 
     def board(self, player):
         """The player's board in the format of bga_final_boards.json."""
@@ -684,14 +692,13 @@ class HarmoniesState:
         order = [(player + i) % game.players for i in range(game.players)]
         for p in order:
             state = self._players[p]
-            for x in range(MAX_CELLS):
-                cell = [0.0] * 19
-                if x < len(state.stacks):
-                    for height, colour in enumerate(state.stacks[x]):
-                        cell[6 * height + colour] = 1.0
-                    if state.cubes[x]:
-                        cell[18] = 1.0
-                values += cell
+            board = [0.0] * (19 * MAX_CELLS)  # 19 values per cell
+            for x, stack in enumerate(state.stacks):
+                for height, colour in enumerate(stack):
+                    board[19 * x + 6 * height + colour] = 1.0
+                if state.cubes[x]:
+                    board[19 * x + 18] = 1.0
+            values += board
             cards = [0.0] * 126
             for card_id, placed in state.unfinished:
                 cards[3 * (card_id - 1)] = 1.0
