@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 reference = pytest.importorskip("meeple.reference")
 
 import meeple  # noqa: E402
-from differential import Mismatch, play_side_by_side, run_games  # noqa: E402
+from differential import Mismatch, _same_observation, play_side_by_side, run_games  # noqa: E402
 from games import cases, random_game  # noqa: E402
 from json_mutation import mutated_document  # noqa: E402
 
@@ -112,6 +112,18 @@ def test_observation_difference_is_caught():
                           reference_state=_ObservationOffByOne(ref.new_initial_state(seed=3)))
     found = re.search(r"ply (\d+): observation:\n", str(info.value))
     assert found and int(found.group(1)) < 40, str(info.value)[:300]  # at the first decision node
+
+
+@pytest.mark.parametrize("size", [22, 2708])  # compared as Python floats / as float32
+def test_observation_comparison(size):
+    engine = np.zeros(size, dtype=np.float32)
+    engine[5] = np.float32(0.37)  # a score / 100: not exact in float32
+    reference = [0.0] * size
+    reference[5] = 0.37
+    assert _same_observation(engine, reference)
+    for wrong in ([*reference[:5], 0.38, *reference[6:]], reference[:-1], [*reference, 0.0],
+                  [*reference[:-1], 1.0]):
+        assert not _same_observation(engine, wrong)
 
 
 # ------------------------------------------------------------------------------- edge inputs
