@@ -1,9 +1,9 @@
 """The C++ engine against the pure-Python reference (tests/differential.py), per game and variant.
 
 - `test_differential_random_games[...]`: `entry.differential_games` (10,000) seeded random games per
-  variant, seeds 0..n-1, compared at every ply. Marked `slow`; four tests per variant (seeds
-  k, k+4, ...) so `pytest -n 2` spreads them evenly. MEEPLE_DIFFERENTIAL_GAMES=n overrides the
-  count (local runs).
+  variant, seeds 0..n-1 (a variant may set its own count and first seed), compared at every ply.
+  Marked `slow`; four tests per variant (seeds k, k+4, ...) so `pytest -n 2` spreads them evenly.
+  MEEPLE_DIFFERENTIAL_GAMES=n overrides the count (local runs).
 - `test_differential_smoke[...]`: `entry.differential_smoke_games` other seeds per variant, not slow.
 - `test_state_from_dict_agrees`: damaged/altered state dicts are accepted or rejected alike, and
   accepted ones play on identically (this reaches positions random play rarely does).
@@ -44,8 +44,10 @@ SHARDS = 4  # each variant's seeds in 4 interleaved parts, so `pytest -n` can ba
 @pytest.mark.parametrize("shard", range(SHARDS), ids=[f"part{k + 1}of{SHARDS}" for k in range(SHARDS)])
 @pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
 def test_differential_random_games(case, shard):
-    n = int(os.environ.get("MEEPLE_DIFFERENTIAL_GAMES", case.entry.differential_games))
-    seeds = range(shard, n, SHARDS)  # the parts together: seeds 0..n-1
+    n = int(os.environ.get("MEEPLE_DIFFERENTIAL_GAMES",
+                           case.variant.differential_games or case.entry.differential_games))
+    first = case.variant.differential_first_seed
+    seeds = range(first + shard, first + n, SHARDS)  # the parts together: seeds first..first+n-1
     stats = run_games(case.name, case.params, seeds)
     assert stats["games"] == len(seeds)
 
