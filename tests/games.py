@@ -88,9 +88,11 @@ ABACUACHEGO = GameEntry(
 # Harmonies (1-4 players, chance). Implicit chance draws from the engine's own generator, which the
 # reference does not reproduce: only chance="explicit" variants are compared with it (the test
 # picks the outcomes). Solo returns are suns (not zero-sum, not in [-1, 1]).
-# Differential cost (harness, one core): 2 players ~21 ms/game, solo ~10, 3 players side B ~49,
-# 4 players with spirits ~68 ms/game: 2,000 games of each of the 4 differential variants the
-# issue names (2p side A, 2p side B with spirits, 4 players, solo) take ~5 min CPU.
+# Differential cost (harness, one core of a fast Intel host): 2 players ~14 ms/game, 2 players
+# side B with spirits ~16, solo ~7, 3 players side B ~29, 4 players with spirits ~40 ms/game:
+# 2,000 games of each of the 4 differential variants the issue names (2p side A, 2p side B with
+# spirits, 4 players, solo) take ~2.6 min CPU there, twice that on slower CI hosts. 3 players
+# play 500 games, so that the 3-player turn order and ranking are compared too.
 # Perft pins (depths 1..5 from new_initial_state(seed=0)), obtained with protocol_perft on the
 # engine and equal to game.perft(): explicit variants start with the token draws of the setup
 # (6**d; the reference agrees), implicit ones are a signature of the engine's own chance draws
@@ -105,7 +107,7 @@ HARMONIES = GameEntry(
         Variant("2p_side_b_spirits_explicit", {"side": "B", "spirits": True, "chance": "explicit"},
                 perft=(6, 36, 216, 1296, 7776)),
         Variant("3p_side_b_explicit", {"players": 3, "side": "B", "chance": "explicit"},
-                differential=False, perft=(6, 36, 216, 1296, 7776)),
+                perft=(6, 36, 216, 1296, 7776), differential_games=500),
         Variant("4p_spirits_explicit", {"players": 4, "spirits": True, "chance": "explicit"},
                 perft=(6, 36, 216, 1296, 7776)),
         Variant("4p_side_b_spirits", {"players": 4, "side": "B", "spirits": True},
