@@ -79,6 +79,16 @@ ABACUACHEGO = GameEntry(
                 perft=(14, 183, 2300, 27887, 329725), differential_first_seed=20_000),
         # Small board: laps (h >= 2n = 8) and captures are frequent, games are short.
         Variant("small", {"pits_per_row": 4, "seeds_per_pit": 3}, perft=(6, 31, 148, 691, 3053)),
+        # Rules that rarely decide a random game, where they decide often. On the small board random
+        # games make about one lap per four games (on the default board, skipping the origin changes
+        # one game in fifty); pit-number origin matching there makes long games, cut at max_plies
+        # (point 12). A 40-ply limit ends 86% of games by point 12, most others at win_threshold 40.
+        Variant("small_skip_origin_exact", {"pits_per_row": 4, "seeds_per_pit": 3, "skip_origin_on_lap": True,
+                                            "match": "exact"}, perft=(6, 31, 148, 691, 3053)),
+        Variant("small_origin_pit", {"pits_per_row": 4, "seeds_per_pit": 3, "origin_match": "pit", "parity": "pit",
+                                     "max_plies": 150}, perft=(7, 42, 213, 1073, 5262)),
+        Variant("short_game", {"max_plies": 40, "win_threshold": 40, "origin_match": "pit", "parity": "pit"},
+                perft=(15, 212, 2748, 34525, 417493)),
     ),
     zero_sum=True,
     returns_bounds=(-1.0, 1.0),
