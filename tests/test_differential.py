@@ -57,6 +57,39 @@ def test_differential_smoke(case):
     run_games(case.name, case.params, range(SMOKE_START, SMOKE_START + case.entry.differential_smoke_games))
 
 
+def _harmonies_hoarder(state, legal, rng):
+    """A Harmonies policy that keeps cells empty: it takes and completes cards when it can and
+    places tokens on stacks rather than on empty cells. Random play fills a board first and almost
+    never runs the pouch out (1 game in 300 with 4 players); with 4 players this policy does in
+    nearly every game."""
+    names = {a: state.action_to_string(a) for a in legal}
+    cards = [a for a in legal if names[a].startswith(("card", "cube"))]
+    if cards and rng.random() < 0.9:
+        return rng.choice(cards)
+    places = [a for a in legal if names[a].startswith("place")]
+    if places:
+        board = state.to_dict()["players"][state.current_player()]["board"]
+        stacked = [a for a in places if board[names[a].split()[-1]]]  # "place green 2,1": cell 2,1
+        if stacked and rng.random() < 0.95:
+            return rng.choice(stacked)
+    return legal[rng.randrange(len(legal))]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("side", ["A", "B"])
+def test_differential_harmonies_pouch_runs_out(side):
+    """The end by an empty pouch (point 16, D3, D9), refills skipped, the round finished after it:
+    4-player games played by `_harmonies_hoarder`, compared at every ply like the random ones."""
+    params = {"players": 4, "side": side, "spirits": side == "A", "chance": "explicit"}
+    engine, ref = meeple.load("harmonies", **params), reference.load("harmonies", **params)
+    games, pouch_ends = 100, 0
+    for seed in range(games):
+        state = engine.new_initial_state(seed=seed)
+        play_side_by_side(engine, ref, seed, engine_state=state, reference_state=ref.new_initial_state(seed=seed),
+                          chooser=_harmonies_hoarder)
+        pouch_ends += sum(state.to_dict()["pouch"].values()) < 3
+    assert pouch_ends >= 0.8 * games, f"the pouch ran out in only {pouch_ends} of {games} games"
+
 
 @pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
 def test_reference_states_render_at_every_ply(case):
