@@ -91,6 +91,40 @@ def test_differential_harmonies_pouch_runs_out(side):
     assert pouch_ends >= 0.8 * games, f"the pouch ran out in only {pouch_ends} of {games} games"
 
 
+def _solo_short_pouch(engine, seed):
+    """The first decision of a solo game with the pouch cut to 0..20 tokens (solo games discard
+    tokens, so a short pouch is a state of play): the refill after one of the next turns cannot
+    fill the three spaces (D4)."""
+    from games import choose_random
+
+    state, rng = engine.new_initial_state(seed=seed), random.Random(seed)
+    while state.is_chance_node():
+        state.apply_action(choose_random(state, rng))
+    d = state.to_dict()
+    keep = rng.randint(0, 20)
+    tokens = [colour for colour, n in d["pouch"].items() for _ in range(n)]
+    d["pouch"] = {colour: 0 for colour in d["pouch"]}
+    for colour in rng.sample(tokens, keep):
+        d["pouch"][colour] += 1
+    return d
+
+
+@pytest.mark.parametrize("params", [{"side": "A"}, {"side": "B", "spirits": True}], ids=["A", "B-spirits"])
+def test_differential_harmonies_solo_pouch_runs_out(params):
+    """Solo games end when the pouch cannot refill all three spaces (D4); random solo games fill
+    the board first (50 of 50 with a policy that stacks tokens, too). So they start short of
+    tokens, built by `_solo_short_pouch`, and are compared at every ply."""
+    params = {"players": 1, "chance": "explicit", **params}
+    engine, ref = meeple.load("harmonies", **params), reference.load("harmonies", **params)
+    games, pouch_ends = 300, 0
+    for seed in range(games):
+        d = _solo_short_pouch(engine, seed)
+        state = engine.state_from_dict(d)
+        play_side_by_side(engine, ref, seed, engine_state=state, reference_state=ref.state_from_dict(d))
+        pouch_ends += sum(state.to_dict()["pouch"].values()) < 9
+    assert pouch_ends >= 0.8 * games, f"the pouch ran out in only {pouch_ends} of {games} games"
+
+
 @pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
 def test_reference_states_render_at_every_ply(case):
     """The reference's str(state) is its own readable board (not the engine's text): it renders at
