@@ -24,7 +24,7 @@ reference = pytest.importorskip("meeple.reference")
 
 import meeple  # noqa: E402
 from differential import Mismatch, _same_observation, play_side_by_side, run_games  # noqa: E402
-from games import cases, random_game  # noqa: E402
+from games import cases, choose_random, random_game  # noqa: E402
 from json_mutation import mutated_document  # noqa: E402
 
 DIFF_CASES = [c for c in cases() if c.variant.differential and c.name in reference.list_games()]
@@ -95,8 +95,6 @@ def _solo_short_pouch(engine, seed):
     """The first decision of a solo game with the pouch cut to 0..20 tokens (solo games discard
     tokens, so a short pouch is a state of play): the refill after one of the next turns cannot
     fill the three spaces (D4)."""
-    from games import choose_random
-
     state, rng = engine.new_initial_state(seed=seed), random.Random(seed)
     while state.is_chance_node():
         state.apply_action(choose_random(state, rng))
