@@ -22,11 +22,10 @@ import meeple
 import meeple.reference
 import pytest
 from differential import play_side_by_side
+from test_imperial_harvest_part2_differential import step_toward
 
 GAMES = 500
 CORNER = {"top_left": (0, 0), "top_right": (8, 0), "bottom_left": (0, 8), "bottom_right": (8, 8)}
-STEP = {"n": (0, -1), "e": (1, 0), "s": (0, 1), "w": (-1, 0), "ne": (1, -1), "se": (1, 1), "sw": (-1, 1),
-        "nw": (-1, -1)}
 WATER, BRIDGE = 100, 200  # observation planes (docs/rules/imperial-harvest.md, "Observation")
 _TABLE = meeple.imperial_harvest.data("characters")
 ITEM_SLOTS = {c["id"]: c.get("item_slots", _TABLE["defaults"]["item_slots"]) for c in _TABLE["characters"]}
@@ -83,15 +82,7 @@ def harvester(state, legal: list[int], rng: random.Random) -> int:
             targets = _camp_cells(d, _team_of(me)) if carrying else [tuple(c) for c in d["strawberries"]]
             if targets:
                 dist = _distances(state, d, targets)
-                x, y = d["characters"][me]["cell"]
-
-                def after(direction: str) -> int:
-                    dx, dy = STEP[direction]
-                    return dist.get((x + dx, y + dy), 99)
-
-                best = min(after(direction) for _, direction in moves)
-                closest = [a for a, direction in moves if after(direction) == best]
-                return closest[rng.randrange(len(closest))]
+                return step_toward(moves, d["characters"][me]["cell"], lambda x, y: dist.get((x, y), 99), rng)
     rest = [a for a, n in zip(legal, names) if n.split()[0] not in ("discard", "pass", "face")]
     return rest[rng.randrange(len(rest))] if rest else legal[rng.randrange(len(legal))]
 

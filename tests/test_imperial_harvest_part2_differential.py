@@ -129,8 +129,18 @@ class AbilityCounter:
                 self.counts["feral_or_sentry_defeat"] += 1
 
 
-_STEP = {"n": (0, -1), "e": (1, 0), "s": (0, 1), "w": (-1, 0), "ne": (1, -1), "se": (1, 1), "sw": (-1, 1),
-         "nw": (-1, -1)}
+STEP = {"n": (0, -1), "e": (1, 0), "s": (0, 1), "w": (-1, 0), "ne": (1, -1), "se": (1, 1), "sw": (-1, 1),
+        "nw": (-1, -1)}
+
+
+def step_toward(moves: list[tuple[int, str]], cell, distance_to, rng: random.Random) -> int:
+    """One of `moves` ((action, direction) pairs of a token on `cell`) whose destination has the
+    least `distance_to(x, y)`, uniformly among ties."""
+    x, y = cell
+    after = {a: distance_to(x + STEP[direction][0], y + STEP[direction][1]) for a, direction in moves}
+    best = min(after.values())
+    closest = [a for a, _ in moves if after[a] == best]
+    return closest[rng.randrange(len(closest))]
 
 
 def aggressive(state, legal: list[int], rng: random.Random) -> int:
@@ -148,14 +158,9 @@ def aggressive(state, legal: list[int], rng: random.Random) -> int:
         if me is not None and d["characters"][me]["cell"] is not None:
             mine = 0 if me < 3 else 1
             enemies = [c["cell"] for i, c in enumerate(d["characters"]) if c["cell"] and (i >= 3) == (mine == 0)]
-            x, y = d["characters"][me]["cell"]
             if enemies:
-                def distance(move):
-                    dx, dy = _STEP[move[1]]
-                    return min(abs(x + dx - ex) + abs(y + dy - ey) for ex, ey in enemies)
-                best = min(distance(m) for m in moves)
-                closest = [a for a, direction in moves if distance((a, direction)) == best]
-                return closest[rng.randrange(len(closest))]
+                return step_toward(moves, d["characters"][me]["cell"],
+                                   lambda x, y: min(abs(x - ex) + abs(y - ey) for ex, ey in enemies), rng)
     return legal[rng.randrange(len(legal))]
 
 
