@@ -123,6 +123,40 @@ def test_differential_harmonies_solo_pouch_runs_out(params):
     assert pouch_ends >= 0.8 * games, f"the pouch ran out in only {pouch_ends} of {games} games"
 
 
+def _solo_short_deck(engine, seed):
+    """The first decision of a solo game with the animal deck cut to 0..8 cards (solo games discard
+    cards, so a short deck is a state of play): the deck runs out within a few turns, and the
+    display is refilled short (D9) and then emptied."""
+    state, rng = engine.new_initial_state(seed=seed), random.Random(seed)
+    while state.is_chance_node():
+        state.apply_action(choose_random(state, rng))
+    d = state.to_dict()
+    d["deck"] = sorted(rng.sample(d["deck"], rng.randint(0, 8)))
+    return d
+
+
+@pytest.mark.parametrize("params", [{"side": "A"}, {"side": "B", "spirits": True}], ids=["A", "B-spirits"])
+def test_differential_harmonies_solo_deck_runs_out(params):
+    """The display refill stops when the deck is empty (point 14, D9): random games never empty
+    the 32-card deck (a solo game lasts about 13 turns), so solo games start short of cards, built
+    by `_solo_short_deck`, and are compared at every ply, also while display slots are empty:
+    taking, discarding and the observation with slots empty."""
+    params = {"players": 1, "chance": "explicit", **params}
+    engine, ref = meeple.load("harmonies", **params), reference.load("harmonies", **params)
+    games, decisions_with_empty_slots = 300, 0
+
+    def chooser(state, legal, rng):
+        nonlocal decisions_with_empty_slots
+        decisions_with_empty_slots += None in state.to_dict()["display"]
+        return legal[rng.randrange(len(legal))]
+
+    for seed in range(games):
+        d = _solo_short_deck(engine, seed)
+        play_side_by_side(engine, ref, seed, engine_state=engine.state_from_dict(d),
+                          reference_state=ref.state_from_dict(d), chooser=chooser)
+    assert decisions_with_empty_slots >= 5 * games, f"{decisions_with_empty_slots} decisions with empty slots"
+
+
 @pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
 def test_reference_states_render_at_every_ply(case):
     """The reference's str(state) is its own readable board (not the engine's text): it renders at
