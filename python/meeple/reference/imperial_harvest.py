@@ -1309,8 +1309,7 @@ class ImperialHarvestState:
                 for lender in range(NUM_CHARACTERS):
                     if (lender != me and self._cell[lender] is not None
                             and self._adjacent(cell, self._cell[lender])):
-                        actions += self._abilities_actions(me, lender, NOT_BORROWABLE,
-                                                           voluntary=True, own=False)
+                        actions += self._abilities_actions(me, lender, NOT_BORROWABLE, voluntary=True)
         return actions
 
     def _move_ok(self, me, target, cost):
@@ -1321,15 +1320,13 @@ class ImperialHarvestState:
         left = act.ap - cost + act.free_moves - (1 if cost == 0 and act.free_moves > 0 else 0)
         return left >= 1 or not self._occupied_by_other(target, me)
 
-    def _abilities_actions(self, actor, owner, excluded, voluntary, own=True):
+    def _abilities_actions(self, actor, owner, excluded, voluntary):
         """The actions of the active abilities of `owner`'s card performed by `actor` (the owner
         itself, the Nymph borrowing them, or a puppet = owner)."""
         card = self._card(owner)
         actions = []
         for ability in ACTIVE_WITH_IDS:
             if ability in card.abilities and ability not in excluded:
-                if ability == AB_PUPPETRY and not own:
-                    continue
                 actions += self._ability_actions(ability, actor, owner, voluntary)
         return actions
 
