@@ -91,14 +91,28 @@ def test_differential_harmonies_pouch_runs_out(side):
     assert pouch_ends >= 0.8 * games, f"the pouch ran out in only {pouch_ends} of {games} games"
 
 
+def _solo_first_decision(engine, seed):
+    """The dict of a solo game's first decision (setup draws made with `rng`), and that `rng`."""
+    state, rng = engine.new_initial_state(seed=seed), random.Random(seed)
+    while state.is_chance_node():
+        state.apply_action(choose_random(state, rng))
+    return state.to_dict(), rng
+
+
+def _compare_from_dict(engine, ref, seed, d, chooser=None):
+    """play_side_by_side from the state dict `d` on both implementations; returns the engine's
+    final state."""
+    state = engine.state_from_dict(d)
+    play_side_by_side(engine, ref, seed, engine_state=state, reference_state=ref.state_from_dict(d),
+                      chooser=chooser)
+    return state
+
+
 def _solo_short_pouch(engine, seed):
     """The first decision of a solo game with the pouch cut to 0..20 tokens (solo games discard
     tokens, so a short pouch is a state of play): the refill after one of the next turns cannot
     fill the three spaces (D4)."""
-    state, rng = engine.new_initial_state(seed=seed), random.Random(seed)
-    while state.is_chance_node():
-        state.apply_action(choose_random(state, rng))
-    d = state.to_dict()
+    d, rng = _solo_first_decision(engine, seed)
     keep = rng.randint(0, 20)
     tokens = [colour for colour, n in d["pouch"].items() for _ in range(n)]
     d["pouch"] = {colour: 0 for colour in d["pouch"]}
@@ -116,9 +130,7 @@ def test_differential_harmonies_solo_pouch_runs_out(params):
     engine, ref = meeple.load("harmonies", **params), reference.load("harmonies", **params)
     games, pouch_ends = 300, 0
     for seed in range(games):
-        d = _solo_short_pouch(engine, seed)
-        state = engine.state_from_dict(d)
-        play_side_by_side(engine, ref, seed, engine_state=state, reference_state=ref.state_from_dict(d))
+        state = _compare_from_dict(engine, ref, seed, _solo_short_pouch(engine, seed))
         pouch_ends += sum(state.to_dict()["pouch"].values()) < 9
     assert pouch_ends >= 0.8 * games, f"the pouch ran out in only {pouch_ends} of {games} games"
 
@@ -127,10 +139,7 @@ def _solo_short_deck(engine, seed):
     """The first decision of a solo game with the animal deck cut to 0..8 cards (solo games discard
     cards, so a short deck is a state of play): the deck runs out within a few turns, and the
     display is refilled short (D9) and then emptied."""
-    state, rng = engine.new_initial_state(seed=seed), random.Random(seed)
-    while state.is_chance_node():
-        state.apply_action(choose_random(state, rng))
-    d = state.to_dict()
+    d, rng = _solo_first_decision(engine, seed)
     d["deck"] = sorted(rng.sample(d["deck"], rng.randint(0, 8)))
     return d
 
@@ -151,9 +160,7 @@ def test_differential_harmonies_solo_deck_runs_out(params):
         return legal[rng.randrange(len(legal))]
 
     for seed in range(games):
-        d = _solo_short_deck(engine, seed)
-        play_side_by_side(engine, ref, seed, engine_state=engine.state_from_dict(d),
-                          reference_state=ref.state_from_dict(d), chooser=chooser)
+        _compare_from_dict(engine, ref, seed, _solo_short_deck(engine, seed), chooser)
     assert decisions_with_empty_slots >= 5 * games, f"{decisions_with_empty_slots} decisions with empty slots"
 
 
