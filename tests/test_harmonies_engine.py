@@ -328,6 +328,41 @@ def test_state_size():
         assert type(load(players=players).new_initial_state()).state_size_bytes == size
 
 
+def rendered_cells(text, player=0):
+    """{"col,row": cell text} of one player's board in str(state), read by the column numbers on
+    top and the row number that starts each line, as a person playing would read them."""
+    lines = text.splitlines()
+    top = [i for i, line in enumerate(lines) if line.startswith(f"Player {player}")][0] + 1
+    columns = {i: int(number) for i, number in enumerate(lines[top]) if number.isdigit()}
+    cells = {}
+    for line in lines[top + 1:]:
+        if not line[:4].strip().isdigit():
+            break
+        row = int(line[:4])
+        for i, char in enumerate(line):
+            if char == "[":
+                cells[f"{columns[i + 2]},{row}"] = line[i:i + 6]
+    return cells
+
+
+@pytest.mark.parametrize("side", ["A", "B"])
+def test_board_string_shows_the_cell_names(side):
+    """str(state) labels columns and rows, so each "place ... col,row" of the terminal game
+    lands where the board drawing says that cell is."""
+    state = load(side=side).new_initial_state(seed=3)
+    state.apply_action(state.string_to_action("take 0"))
+    places = [a for a in state.legal_actions() if state.action_to_string(a).startswith("place")]
+    cells = {state.action_to_string(a).split()[-1] for a in places}
+    assert set(rendered_cells(str(state))) == cells and len(cells) == (23 if side == "A" else 25)
+    for action in places:
+        after = state.clone()
+        after.apply_action(action)
+        _, colour, cell = after.action_to_string(action).split()
+        drawn = rendered_cells(str(after))
+        assert drawn[cell] == "[" + "BSTGYR"[COLOURS.index(colour)] + "   ]"
+        assert all(text == "[.   ]" for name, text in drawn.items() if name != cell)
+
+
 def test_game_description():
     for players in (1, 2, 3, 4):
         for chance in ("implicit", "explicit"):

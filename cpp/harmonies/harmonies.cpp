@@ -1116,10 +1116,16 @@ std::string Game::to_string(const State& s) const {
     const PlayerState& p = s.players[i];
     const Score sc = score(p, params_.side);
     out << "Player " << i << (!s.over && !has_pending(s) && s.turn_player == i ? " (to move)" : "") << ": "
-        << sc.total << " points, " << int(p.turns) << " turns\n";
-    // Each row of hexes takes two text lines; odd columns sit half a hex lower.
+        << sc.total << (sc.total == 1 ? " point, " : " points, ") << int(p.turns)
+        << (p.turns == 1 ? " turn\n" : " turns\n");
+    // Each row of hexes takes two text lines; odd columns sit half a hex lower. Column numbers
+    // on top and each line's row number on the left spell the "col,row" of the action names.
+    std::string header = "    ";
+    for (int c = 0; c < g.ncols; ++c) header += "  " + std::to_string(c) + "   ";
+    while (header.back() == ' ') header.pop_back();
+    out << header << "\n";
     for (int line = 0; line < 2 * max_rows + 1; ++line) {
-      std::string text = "  ";
+      std::string text = "  " + std::to_string(line / 2) + " ";
       for (int c = 0; c < g.ncols; ++c) {
         const int r = (c & 1) ? (line - 1) / 2 : line / 2;
         const bool here = (c & 1) ? (line >= 1 && (line - 1) % 2 == 0) : line % 2 == 0;
@@ -1129,8 +1135,8 @@ std::string Game::to_string(const State& s) const {
         else
           text.append(6, ' ');
       }
-      while (!text.empty() && text.back() == ' ') text.pop_back();
-      if (!text.empty()) out << text << "\n";
+      while (text.back() == ' ') text.pop_back();
+      if (text.size() > 4) out << text << "\n";  // more than the row number
     }
     out << "  cards:";
     for (int j = 0; j < p.held; ++j)
