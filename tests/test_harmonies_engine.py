@@ -836,6 +836,27 @@ def test_a_draw_with_empty_central_spaces_is_refused(players):
             impl.state_from_dict(d)
 
 
+@pytest.mark.parametrize("space", [0, 1, 2])
+def test_a_solo_draw_has_every_central_space_full(space):
+    """Found by the state-dict fuzzer (D15): a solo `end` clears all three central spaces and
+    refills them all, or the game is over at once, so a solo card draw finds every space full. A
+    dict with the space taken this turn still empty at that draw was accepted by both
+    implementations (as for multiplayer) and, once drawn, gave a turn that neither accepted back."""
+    import meeple.reference
+
+    params = {"players": 1, "chance": "explicit"}
+    game, reference = meeple.load("harmonies", **params), meeple.reference.load("harmonies", **params)
+    d = _first_dict_where(
+        game, lambda state, d: state.is_chance_node() and d["pending"]["slots"] and not d["pending"]["spaces"]
+        and d["took_tokens"], 3, "solo card draw after a turn")
+    game.state_from_dict(d)  # the real state is fine
+    reference.state_from_dict(d)
+    _empty_space(d, space)
+    for impl in (game, reference):
+        with pytest.raises(ValueError, match="1 empty central space"):
+            impl.state_from_dict(d)
+
+
 def test_a_full_space_cannot_be_pending():
     """Found by the state-dict fuzzer (D15): the space being refilled holds 0 to 2 tokens. A dict
     whose first pending space already holds 3 was accepted by the reference (its next draw would

@@ -1347,9 +1347,10 @@ def _state_from_dict(game, d):
             fail(f"{empty} empty central space(s) but took_tokens is {state._took_tokens}")
     elif current == CHANCE and not pending_spaces:
         # A card or spirit draw: the central spaces are settled; the space taken this turn may
-        # already be refilled (the draw follows an `end`), never more than it is empty.
+        # already be refilled (the draw follows an `end`), never more than it is empty. Solo: an
+        # `end` clears all three spaces and refills them all, or the game is over (D15).
         empty = sum(1 for space in state._central if not space)
-        if (game.solo or sum(state._pouch) >= 3) and empty > int(state._took_tokens):
+        if (empty > 0) if game.solo else (sum(state._pouch) >= 3 and empty > int(state._took_tokens)):
             fail(f"{empty} empty central space(s) at a draw but took_tokens is {state._took_tokens}")
     if ended and state._end_triggered and tp == num_players - 1 and pending_slots:
         fail("no display refill is pending when the game ends after the space refills (D4, [R3])")
