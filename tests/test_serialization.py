@@ -140,6 +140,55 @@ def test_deeply_nested_documents(depth, where):
         meeple.Record.from_json(record)
 
 
+# ----------------------------------------------------------- between engine and reference
+
+
+def _same_position(engine_state, reference_state):
+    assert reference_state.to_dict() == engine_state.to_dict()
+    assert reference_state.current_player() == engine_state.current_player()
+    assert list(reference_state.legal_actions()) == engine_state.legal_actions().tolist()
+
+
+def test_documents_move_between_engine_and_reference(case):
+    """A state document of either implementation is read by the other (the same schema, the same
+    "state" dict): positions from random games of each side arrive with the same legal actions,
+    and go back unchanged."""
+    if case.name not in meeple.reference.list_games():
+        pytest.skip(f"no reference implementation of {case.name}")
+    game, reference_game = case.load(), meeple.reference.load(case.name, **case.params)
+    for seed in range(3):
+        for ply, state in enumerate(random_game(game, seed)):
+            if ply % 7 == 0 or state.is_terminal():
+                text = state.to_json()
+                arrived = reference_game.from_json(text)
+                _same_position(state, arrived)
+                assert json.loads(arrived.to_json()) == json.loads(text)
+                assert meeple.from_json(arrived.to_json()) == state
+        for ply, state in enumerate(random_game(reference_game, seed)):
+            if ply % 7 == 0 or state.is_terminal():
+                arrived = meeple.from_json(state.to_json())
+                _same_position(arrived, state)
+                assert reference_game.from_json(arrived.to_json()).to_dict() == state.to_dict()
+
+
+def test_reference_from_json_rejects_other_documents():
+    reference_game = meeple.reference.load("abacuachego")
+    text = meeple.load("abacuachego", parity="pit").new_initial_state().to_json()
+    with pytest.raises(ValueError, match="other parameters"):
+        reference_game.from_json(text)
+    with pytest.raises(ValueError, match="other parameters"):
+        reference_game.from_json(meeple.load("harmonies").new_initial_state().to_json())
+    good = json.loads(meeple.load("abacuachego").new_initial_state().to_json())
+    for bad in ["", "[]", "{", json.dumps({**good, "schema": "meeple-state/2"}),
+                json.dumps({**good, "extra": 1}), json.dumps({**good, "state": []}),
+                json.dumps({**good, "parameters": [1]}), json.dumps({**good, "state": {"pits": 3}}),
+                b"\xff"]:
+        with pytest.raises(ValueError):
+            reference_game.from_json(bad)
+    with pytest.raises(TypeError):
+        reference_game.from_json(None)
+
+
 # ------------------------------------------------------------------------------- records
 
 

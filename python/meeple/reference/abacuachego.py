@@ -21,6 +21,8 @@ your own store), d = 1 counter-clockwise (CCW, away from your store).
 import operator
 import re
 
+from . import _document
+
 ZIPA = 0
 ZAQUE = 1
 TERMINAL = -4  # current_player() once the game is over (meeple.TERMINAL)
@@ -147,6 +149,10 @@ class AbacuachegoGame:
             raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
         n, s = self.n, self.seeds_per_pit
         return AbacuachegoState(self, [[s] * n, [s] * n], [0, 0], ZIPA, 0)
+
+    def from_json(self, text):
+        """The state in a JSON document of `state.to_json()` (the engine's documents too)."""
+        return _document.from_json(self, text)
 
     def state_from_dict(self, d):
         """The state described by `d` (the format of AbacuachegoState.to_dict), validated."""
@@ -352,6 +358,10 @@ class AbacuachegoState:
             raise ValueError(f"not an abacuachego action: {text!r} "
                              f"(expected a pit 1..{self._game.n} followed by cw or ccw, e.g. '3cw')")
         return 2 * (int(m.group(1)) - 1) + DIRECTION_NAMES.index(m.group(2))
+
+    def to_json(self, indent=None):
+        """The state as the engine's versioned JSON document (docs/serialization.md)."""
+        return _document.to_json(self, indent)
 
     def to_dict(self):
         return {

@@ -46,6 +46,8 @@ import pathlib
 import random
 import re
 
+from . import _document
+
 CHANCE = -1    # current_player() at a chance node (meeple.CHANCE)
 TERMINAL = -4  # current_player() once the game is over (meeple.TERMINAL)
 
@@ -497,6 +499,10 @@ class HarmoniesGame:
         return state
 
     # ------------------------------------------------------------------- state_from_dict
+
+    def from_json(self, text):
+        """The state in a JSON document of `state.to_json()` (the engine's documents too)."""
+        return _document.from_json(self, text)
 
     def state_from_dict(self, d):
         """The state described by `d` (the format of HarmoniesState.to_dict), validated."""
@@ -985,6 +991,10 @@ class HarmoniesState:
         return self._game == other._game and self.to_dict() == other.to_dict()
 
     __hash__ = None
+
+    def to_json(self, indent=None):
+        """The state as the engine's versioned JSON document (docs/serialization.md)."""
+        return _document.to_json(self, indent)
 
     def to_dict(self):
         """The state dict of docs/rules/harmonies.md ("State dict")."""

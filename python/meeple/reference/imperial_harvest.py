@@ -27,7 +27,8 @@ import json
 import operator
 import os
 import pathlib
-import random as _random
+
+from . import _document
 
 # --------------------------------------------------------------------------------------- READINGS
 # Part 1 (R1-R12, unchanged):
@@ -772,6 +773,10 @@ class ImperialHarvestGame:
             s._after_teams()
         return s
 
+    def from_json(self, text):
+        """The state in a JSON document of `state.to_json()` (the engine's documents too)."""
+        return _document.from_json(self, text)
+
     def state_from_dict(self, d):
         return _state_from_dict(self, d)
 
@@ -1267,7 +1272,7 @@ class ImperialHarvestState:
         return left + self._act.free_moves >= 1 or not self._occupied_by_other(target, token)
 
     def _act_actions(self):
-        game, act = self._game, self._act
+        act = self._act
         me = self._active
         card = self._card(me)
         cell = self._cell[me]
@@ -2222,6 +2227,10 @@ class ImperialHarvestState:
         return obs
 
     # ----------------------------------------------------------------- state dict
+
+    def to_json(self, indent=None):
+        """The state as the engine's versioned JSON document (docs/serialization.md)."""
+        return _document.to_json(self, indent)
 
     def to_dict(self):
         def pair(c):
