@@ -79,6 +79,7 @@ names = zipfile.ZipFile(sys.argv[1]).namelist()
 core = [n for n in names if n.startswith("meeple/_core")]
 assert len(core) == 1, f"expected one meeple/_core extension in the wheel, got {core}"
 assert "meeple/__init__.py" in names, "meeple/__init__.py missing from the wheel"
+assert "meeple/py.typed" in names and "meeple/_core.pyi" in names, "the typing marker or the engine stub is missing"
 stray = [n for n in names if "__pycache__" in n or n.startswith(("python/", "tests/", "cpp/"))]
 assert not stray, f"unexpected files in the wheel: {stray}"
 print(f"wheel contents ok: {len(names)} files, extension {core[0]}")

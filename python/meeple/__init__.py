@@ -19,7 +19,7 @@ from collections import namedtuple
 
 from . import _core
 from ._core import CHANCE, TERMINAL
-from ._protocol import install as _install
+from ._protocol import Game, State, install as _install
 from ._registry import list_games, load
 from .serialization import Record, from_json
 from .vector import VectorGame
@@ -28,7 +28,7 @@ from . import harmonies  # noqa: F401  (registers the game)
 from . import imperial_harvest  # noqa: F401  (registers the game)
 
 __version__ = "0.1.0"
-__all__ = ["load", "list_games", "from_json", "Record", "random_playouts", "Playouts", "VectorGame",
+__all__ = ["load", "list_games", "Game", "State", "from_json", "Record", "random_playouts", "Playouts", "VectorGame",
            "CHANCE", "TERMINAL", "__version__"]
 
 for _game_class, _state_class in (
@@ -41,7 +41,7 @@ for _game_class, _state_class in (
 Playouts = namedtuple("Playouts", ["returns", "lengths"])
 
 
-def random_playouts(game, n: int, seed: int = 0, threads: int = 1) -> Playouts:
+def random_playouts(game: Game | str, n: int, seed: int = 0, threads: int = 1) -> Playouts:
     """Plays `n` whole games with uniformly random actions in C++ (GIL released).
 
     Returns numpy arrays: `returns` (n, num_players) and `lengths` (n,) in actions per game.

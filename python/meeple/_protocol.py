@@ -1,9 +1,81 @@
-"""The parts of the protocol written once in Python for every game's C++ classes: JSON documents,
-pickling and repr. `install(GameClass, StateClass)` adds them."""
+"""The game protocol as types, and the parts of it written once in Python for every game's C++
+classes: JSON documents, pickling and repr (`install(GameClass, StateClass)` adds them).
+
+`Game` and `State` describe what every engine game and state offers (docs/protocol.md), so that
+search code can be annotated once for all games (`def search(state: meeple.State) -> int`) and
+type checkers and editors know what `meeple.load(...)` returns. Each game's classes have a few
+extras of their own (e.g. Harmonies' `score_breakdown`, Imperial Harvest's `vp`)."""
 from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
 
 from . import serialization
 from ._registry import load
+
+
+@runtime_checkable
+class State(Protocol):
+    """A position of one game (the class behind `game.new_initial_state()`); docs/protocol.md."""
+
+    @property
+    def game(self) -> Game: ...
+    def current_player(self) -> int:
+        """0..num_players-1, `meeple.CHANCE` (-1) at a chance node, `meeple.TERMINAL` (-4) when over."""
+    def legal_actions(self) -> npt.NDArray[np.int32]:
+        """Sorted legal actions (the chance outcomes at a chance node); empty when over."""
+    def legal_actions_mask(self) -> npt.NDArray[np.uint8]:
+        """One entry per action (per chance outcome at a chance node): 1 if legal."""
+    def apply_action(self, action: int) -> None:
+        """Plays `action`; an illegal one raises ValueError and changes nothing."""
+    def clone(self) -> State: ...
+    def is_terminal(self) -> bool: ...
+    def returns(self) -> npt.NDArray[np.float64]:
+        """One value per player; all 0 before the end."""
+    def is_chance_node(self) -> bool: ...
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """(outcome, probability) pairs sorted by outcome; empty if not a chance node."""
+    def observation_tensor(self, player: int | None = None) -> npt.NDArray[np.float32]:
+        """Flat, of `game.observation_shape()`, from `player`'s view (default: the player to move)."""
+    def action_to_string(self, action: int) -> str: ...
+    def string_to_action(self, text: str) -> int: ...
+    def move_number(self) -> int:
+        """Actions applied so far, chance outcomes included."""
+    def to_dict(self) -> dict[str, Any]:
+        """The position as plain data (`game.state_from_dict` reads it back)."""
+    def to_json(self, indent: int | None = None) -> str:
+        """A versioned JSON document (`meeple.from_json` reads it back)."""
+    def to_document(self) -> dict[str, Any]:
+        """The document of `to_json` as plain data."""
+    @property
+    def state_size_bytes(self) -> int:
+        """Bytes of the C++ state (a plain struct: `clone` copies this much)."""
+
+
+@runtime_checkable
+class Game(Protocol):
+    """A game with its parameters (what `meeple.load` returns); docs/protocol.md."""
+
+    @property
+    def name(self) -> str: ...
+    def parameters(self) -> dict[str, Any]:
+        """Every parameter with its value, defaults filled in."""
+    def num_players(self) -> int: ...
+    def num_distinct_actions(self) -> int:
+        """Actions are 0..num_distinct_actions()-1."""
+    def max_chance_outcomes(self) -> int: ...
+    def observation_shape(self) -> tuple[int, ...]: ...
+    def max_game_length(self) -> int: ...
+    def new_initial_state(self, seed: int | None = None) -> State: ...
+    def state_from_dict(self, state: dict[str, Any]) -> State: ...
+    def from_json(self, text: str) -> State: ...
+    def perft(self, state: State, depth: int) -> int:
+        """Leaf count of the game tree `depth` plies below `state` (a determinism signature)."""
+    def random_playouts(self, n: int, seed: int = 0,
+                        threads: int = 1) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+        """`n` whole random games in C++: (returns per game and player, lengths)."""
 
 
 def _game_from_json(self, text):

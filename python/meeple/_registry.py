@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from ._protocol import Game
 
 __all__ = ["Param", "GameSpec", "register", "load", "list_games", "game_spec"]
 
@@ -149,7 +152,7 @@ def parse_game_string(text: str) -> tuple[str, dict[str, str]]:
     return m.group(1).replace("-", "_"), params
 
 
-def load(name: str, /, **params: Any):
+def load(name: str, /, **params: Any) -> Game:
     """Returns the Game `name` with `params`; `name` may also be 'game(key=value,...)'.
 
     >>> game = load("abacuachego", parity="pit")

@@ -43,5 +43,5 @@ register(GameSpec(
     factory=_make,
 ))
 
-Game = _core.AbacuachegoGame
-State = _core.AbacuachegoState
+Game: type = _core.AbacuachegoGame
+State: type = _core.AbacuachegoState

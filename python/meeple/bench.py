@@ -32,6 +32,7 @@ ran, counted exactly, so time turns into plies/s or sims/s. Adding a game is one
 """
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import random
@@ -134,7 +135,7 @@ def mcts_searches(game, state, simulations: int, threads: int, searches: int, c:
 def openspiel_mcts(game, simulations: int, searches: int, seed: int = 0) -> int:
     """`searches` calls of OpenSpiel's C++ `MCTSBot.step` on the initial state (UCT c = 2, one random
     rollout per leaf, no solver), each a fresh search of `simulations`; returns the simulations."""
-    import pyspiel
+    import pyspiel  # type: ignore[import-not-found]
 
     if isinstance(game, str):
         game = pyspiel.load_game(game)
@@ -384,7 +385,7 @@ def machine_info() -> dict:
     try:
         usable = len(os.sched_getaffinity(0))
     except AttributeError:
-        usable = os.cpu_count()
+        usable = os.cpu_count() or 1
     try:
         import meeple
         from meeple import _core
@@ -696,10 +697,10 @@ def run(games=None, quick: bool = False, out=sys.stdout, breakdown: bool = False
     try:
         from meeple import reference
     except ImportError as exc:
-        reference = None
+        reference = None  # type: ignore[assignment]
         results.notes.append(f"pure-Python reference skipped: {exc}")
     try:
-        import pyspiel
+        import pyspiel  # type: ignore[import-not-found]
     except ImportError as exc:
         pyspiel = None
         results.notes.append(f"OpenSpiel skipped: pyspiel is not importable ({exc})")
@@ -713,7 +714,7 @@ def run(games=None, quick: bool = False, out=sys.stdout, breakdown: bool = False
         for threads in (1, 2):
             key = f"{name}/native" + ("" if threads == 1 else f"_{threads}threads")
             results.add(measure(key, f"{name}: random_playouts, {threads} thread{'s' * (threads > 1)}",
-                                lambda n, t=threads: native_playouts(game, n, 0, t), target, repeats))
+                                functools.partial(native_playouts, game, threads=threads), target, repeats))
         results.add(measure(f"{name}/python_loop", f"{name}: Python protocol loop",
                             lambda n: protocol_loop(game, n), target, repeats))
         for observations in (False, True):
@@ -722,7 +723,7 @@ def run(games=None, quick: bool = False, out=sys.stdout, breakdown: bool = False
                     vec = meeple.VectorGame(game, size, seed=0, threads=threads, observations=observations)
                     results.add(measure(f"{name}/{vector_key(size, threads, observations)}",
                                         vector_label(name, size, threads, observations),
-                                        lambda n, v=vec: vector_steps(v, n), target, repeats))
+                                        functools.partial(vector_steps, vec), target, repeats))
                     del vec
         for masks in (True, False):
             for threads in (1, 2):
@@ -733,7 +734,7 @@ def run(games=None, quick: bool = False, out=sys.stdout, breakdown: bool = False
         state = game.new_initial_state()
         for threads in (1, 2):
             results.add(measure(f"{name}/{mcts_key(threads)}", mcts_label(name, spec.mcts_simulations, threads),
-                                lambda n, t=threads: mcts_searches(game, state, spec.mcts_simulations, t, n),
+                                functools.partial(mcts_searches, game, state, spec.mcts_simulations, threads),
                                 target, repeats, unit="sims"))
         if reference is not None:
             if name in reference.list_games():

@@ -56,8 +56,8 @@ register(GameSpec(
     factory=_make,
 ))
 
-Game = _core.HarmoniesGame
-State = _core.HarmoniesState
+Game: type = _core.HarmoniesGame
+State: type = _core.HarmoniesState
 
 
 @lru_cache(maxsize=1)

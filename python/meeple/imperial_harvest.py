@@ -198,5 +198,5 @@ register(GameSpec(
     factory=_make,
 ))
 
-Game = _core.ImperialHarvestGame
-State = _core.ImperialHarvestState
+Game: type = _core.ImperialHarvestGame
+State: type = _core.ImperialHarvestState

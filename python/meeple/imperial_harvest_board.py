@@ -14,7 +14,6 @@ True
 """
 from __future__ import annotations
 
-import random as _random
 from collections import deque
 from collections.abc import Iterable
 
@@ -285,7 +284,8 @@ class Board:
             for slot in self.tiles:
                 if slot not in slots:
                     raise ValueError(f"{where}: unknown tile slot {slot!r}")
-            built, used = set(), {}
+            built: set = set()
+            used: dict[str, str] = {}
             for slot, spec in slots.items():
                 if slot not in self.tiles:
                     raise ValueError(f"{where}: no tile in slot {slot}")
@@ -328,7 +328,7 @@ class Board:
         for corner, cells in layout["moat_tiles"].items():
             if not any(_legal_bridge_spot(tuple(c), hedges) for c in cells):
                 raise ValueError(f"{where}: moat tile {corner} has no legal bridge spot")
-        seen = {}
+        seen: dict[tuple[int, int], tuple[int, int]] = {}
         for c in self.bridges:
             if c not in moat_tile_of or is_elbow(*c):
                 raise ValueError(f"{where}: bridge {c[0]},{c[1]} is not on a non-elbow moat cell")

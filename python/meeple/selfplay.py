@@ -35,7 +35,7 @@ import os
 import signal
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -107,6 +107,7 @@ def play_one(match: Match, index: int, timing: bool = False) -> Game:
     record.meta.update(seed=match.seed, plies=len(record.actions))
     if timing:
         record.meta["seconds"] = round(seconds, 6)
+    assert record.returns is not None  # the game was played to the end
     return Game(index, record.to_json(), tuple(record.returns), len(record.actions))
 
 
@@ -133,7 +134,7 @@ def _chunks(indices: range, size: int) -> list[range]:
 
 
 def play(match: Match, indices: range, workers: int = 1, ray: str | None = None, timing: bool = False,
-         chunk: int | None = None) -> Iterator[Game]:
+         chunk: int | None = None) -> Generator[Game, None, None]:
     """The games `indices` (a range) of `match`, in index order.
 
     ``workers == 1`` and no `ray`: in this process. ``workers > 1``: a pool of `workers` processes
@@ -163,7 +164,7 @@ def play(match: Match, indices: range, workers: int = 1, ray: str | None = None,
 
 def _import_ray() -> Any:
     try:
-        import ray
+        import ray  # type: ignore[import-not-found]
     except ImportError:
         raise RayUnavailable(f"--ray needs Ray, which is not installed: {RAY_HINT}") from None
     return ray
@@ -174,7 +175,7 @@ def _package_parent() -> str:
 
 
 def _play_ray(match: Match, indices: range, address: str, workers: int, timing: bool,
-              chunk: int | None) -> Iterator[Game]:
+              chunk: int | None) -> Generator[Game, None, None]:
     ray = _import_ray()
     started = False
     pending: deque = deque()
@@ -209,9 +210,9 @@ def _play_ray(match: Match, indices: range, address: str, workers: int, timing: 
                 break
         while pending:
             games = ray.get(pending.popleft())
-            r = next(chunks, None)
-            if r is not None:
-                pending.append(remote.remote(match_ref, r.start, r.stop, timing))
+            following = next(chunks, None)
+            if following is not None:
+                pending.append(remote.remote(match_ref, following.start, following.stop, timing))
             yield from games
         pending.clear()
     finally:
@@ -269,7 +270,7 @@ def read_existing(path: str | os.PathLike, match: Match) -> Existing:
             raise ResumeError(f"{where} is not a JSON record ({e}); not a meeple selfplay file?") from None
         if not isinstance(doc, dict) or doc.get("schema") != RECORD_SCHEMA:
             raise ResumeError(f"{where} is not a meeple game record; not a meeple selfplay file?")
-        meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
+        meta: dict = doc["meta"] if isinstance(doc.get("meta"), dict) else {}
         index = existing.count
         differences = _differences(doc, meta, match)
         if differences:

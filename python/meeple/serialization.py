@@ -13,9 +13,12 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from ._registry import load
+
+if TYPE_CHECKING:
+    from ._protocol import State
 
 STATE_SCHEMA = "meeple-state/1"
 RECORD_SCHEMA = "meeple-record/1"
@@ -69,7 +72,7 @@ def _check_document(doc: Any, schema: str, keys: tuple[str, ...]) -> dict:
     return doc
 
 
-def state_from_document(doc: Any):
+def state_from_document(doc: Any) -> State:
     doc = _check_document(doc, STATE_SCHEMA, ("game", "parameters", "state"))
     game = load(doc["game"], **doc["parameters"])
     if not isinstance(doc["state"], dict):
@@ -77,7 +80,7 @@ def state_from_document(doc: Any):
     return game.state_from_dict(doc["state"])
 
 
-def from_json(text: str | bytes):
+def from_json(text: str | bytes) -> State:
     """Reads a state document written by `state.to_json()`."""
     return state_from_document(_parse(text))
 
@@ -133,7 +136,7 @@ class Record:
     def to_document(self) -> dict:
         if self.returns is not None and not all(math.isfinite(float(r)) for r in self.returns):
             raise ValueError(f"record returns must be finite, got {self.returns!r}")
-        doc = {"schema": RECORD_SCHEMA, "game": self.game, "parameters": dict(self.parameters),
+        doc: dict[str, Any] = {"schema": RECORD_SCHEMA, "game": self.game, "parameters": dict(self.parameters),
                "seed": self.seed, "actions": [int(a) for a in self.actions]}
         if self.returns is not None:
             doc["returns"] = [float(r) for r in self.returns]

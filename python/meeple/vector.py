@@ -10,11 +10,14 @@
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._registry import load
+
+if TYPE_CHECKING:
+    from ._protocol import Game, State
 
 __all__ = ["VectorGame"]
 
@@ -46,7 +49,7 @@ class VectorGame:
     thread (`step`, `reset`, `random_actions`, `state`) raise RuntimeError.
     """
 
-    def __init__(self, game: Any, n: int, seed: int = 0, threads: int = 1, observations: bool = True,
+    def __init__(self, game: Game | str, n: int, seed: int = 0, threads: int = 1, observations: bool = True,
                  masks: bool = True):
         if isinstance(game, str):
             game = load(game)
@@ -55,11 +58,12 @@ class VectorGame:
                 raise ValueError(f"{name} must be an int >= 1, got {value!r}")
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
             raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
-        self.game = game
+        self.game: Game = game
         for name, value in (("observations", observations), ("masks", masks)):
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be True or False, got {value!r}")
-        self._vector = game._vector(n, seed, threads, observations, masks)
+        self._vector = game._vector(  # type: ignore[attr-defined]  # each engine Game has it
+            n, seed, threads, observations, masks)
         shape = (n, *game.observation_shape())
         self.observations: np.ndarray = self._vector.observations.reshape(shape)
         self.masks: np.ndarray = self._vector.masks
@@ -89,7 +93,7 @@ class VectorGame:
         the last step (or reset), as a new int32 array at every call (yours to change)."""
         return self._vector.random_actions()
 
-    def state(self, i: int):
+    def state(self, i: int) -> State:
         """A copy of slot i's state, as a normal state object."""
         return self._vector.state(i)
 

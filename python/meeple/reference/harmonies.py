@@ -78,7 +78,7 @@ STACKING = {
     (BROWN, BROWN): frozenset((GREEN,)),
     (RED,): frozenset((RED,)),
 }
-NOTHING = frozenset()
+NOTHING: frozenset[int] = frozenset()
 
 # Point 3: the stack codes of card patterns. A stack matches the one code it has (or none).
 STACK_CODES = {
@@ -458,7 +458,7 @@ class HarmoniesGame:
     def __eq__(self, other):
         return isinstance(other, HarmoniesGame) and other._params == self._params
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable
 
     def __reduce__(self):  # pickles by parameters (the precomputed geometry is shared)
         return (_game_with_parameters, (self._params,))
@@ -990,7 +990,7 @@ class HarmoniesState:
             return False
         return self._game == other._game and self.to_dict() == other.to_dict()
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable
 
     def to_json(self, indent=None):
         """The state as the engine's versioned JSON document (docs/serialization.md)."""
