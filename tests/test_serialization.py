@@ -182,7 +182,7 @@ def test_reference_from_json_rejects_other_documents():
     for bad in ["", "[]", "{", json.dumps({**good, "schema": "meeple-state/2"}),
                 json.dumps({**good, "extra": 1}), json.dumps({**good, "state": []}),
                 json.dumps({**good, "parameters": [1]}), json.dumps({**good, "state": {"pits": 3}}),
-                b"\xff"]:
+                b"\xff", "[" * 100_000 + "]" * 100_000]:
         with pytest.raises(ValueError):
             reference_game.from_json(bad)
     with pytest.raises(TypeError):
@@ -355,6 +355,22 @@ def test_mutated_state_documents(case_index, seed, fraction, data):
     state = _only_value_error(meeple.from_json, text)
     if state is not None:
         _check_accepted_state(state)
+
+
+@settings(FUZZ, max_examples=400)
+@given(case_index=st.integers(0, len(CASES) - 1), seed=st.integers(0, 15),
+       fraction=st.floats(0, 1), data=st.data())
+def test_mutated_state_documents_in_the_reference(case_index, seed, fraction, data):
+    """The reference reads damaged documents as the engine does: a state or ValueError, and when
+    both accept one, the same position."""
+    case = CASES[case_index]
+    reference_game = meeple.reference.load(case.name, **case.params)
+    text = data.draw(mutated_text(_state_doc(case_index, seed, fraction)), label="text")
+    state = _only_value_error(reference_game.from_json, text)
+    engine_state = _only_value_error(case.load().from_json, text)
+    if state is not None and engine_state is not None:
+        assert state.to_dict() == engine_state.to_dict()
+        assert list(state.legal_actions()) == engine_state.legal_actions().tolist()
 
 
 @settings(FUZZ, max_examples=600)

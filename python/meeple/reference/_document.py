@@ -24,7 +24,10 @@ def from_json(game, text):
         text = text.decode("utf-8")  # UnicodeDecodeError is a ValueError
     if not isinstance(text, str):
         raise TypeError(f"expected a JSON string, got {type(text).__name__}")
-    document = json.loads(text)  # json.JSONDecodeError is a ValueError
+    try:
+        document = json.loads(text)  # json.JSONDecodeError is a ValueError
+    except RecursionError:
+        raise ValueError("JSON document is nested too deeply") from None
     if not isinstance(document, dict) or document.get("schema") != SCHEMA:
         raise ValueError(f"not a state document: expected a JSON object with schema {SCHEMA!r}")
     if sorted(document) != sorted(FIELDS):
