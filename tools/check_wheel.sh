@@ -76,7 +76,7 @@ echo "repaired: ${WHEEL##*/} ($(du -k "$WHEEL" | cut -f1) KiB)"
 "$PY" - "$WHEEL" <<'EOF'
 import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
-core = [n for n in names if n.startswith("meeple/_core")]
+core = [n for n in names if n.startswith("meeple/_core") and n.endswith((".so", ".pyd"))]
 assert len(core) == 1, f"expected one meeple/_core extension in the wheel, got {core}"
 assert "meeple/__init__.py" in names, "meeple/__init__.py missing from the wheel"
 assert "meeple/py.typed" in names and "meeple/_core.pyi" in names, "the typing marker or the engine stub is missing"
