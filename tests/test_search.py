@@ -266,6 +266,95 @@ def test_vector_game_without_masks_plays_the_same_games(name):
         assert not small.observations.any() and not small.masks.any()
 
 
+VARIANTS_WITH_CHANCE = [("abacuachego", {}), ("harmonies", {}), ("harmonies", {"chance": "explicit", "players": 3}),
+                        ("imperial_harvest", {}), ("imperial_harvest", {"teams": "draft", "setup": "interactive"})]
+
+
+def _vector_after_steps(game, steps):
+    vec = meeple.VectorGame(game, 5, seed=11)
+    for _ in range(steps):
+        vec.step(vec.random_actions())
+    return vec
+
+
+def _random_position(game, seed, plies):
+    """A position `plies` actions into a random game (first chance outcome at chance nodes)."""
+    import random
+
+    rng, position = random.Random(seed), game.new_initial_state(seed=seed)
+    for _ in range(plies):
+        if position.is_terminal():
+            break
+        outcomes = position.chance_outcomes() if position.is_chance_node() else None
+        position.apply_action(int(outcomes[0][0]) if outcomes else int(rng.choice(position.legal_actions())))
+    return position
+
+
+@pytest.mark.parametrize("name, params", VARIANTS_WITH_CHANCE)
+@pytest.mark.parametrize("plies", [0, 7, 30])
+def test_vector_game_set_state_continues_from_the_given_position(name, params, plies):
+    """A position of one's own put into a slot (set_state) is published at once and then played on
+    exactly as the single state plays the same actions, to its end; the other slots, the slot's
+    rewards/terminated and the slot's next new game are as if nothing had been put in."""
+    game = meeple.load(name, **params)
+    position = _random_position(game, 100 + plies, plies)
+    assert not position.is_terminal()
+    vec, untouched = _vector_after_steps(game, 3), _vector_after_steps(game, 3)
+    next_game = _vector_after_steps(game, 3)  # slot 2's second game, as it starts untouched
+    while not next_game.terminated[2]:
+        next_game.step(next_game.random_actions())
+    rewards_before, terminated_before = vec.rewards.copy(), vec.terminated.copy()
+
+    vec.set_state(2, position)
+    single = vec.state(2)  # an explicit chance node is resolved by the slot's generator
+    assert not single.is_chance_node()
+    if not position.is_chance_node():
+        assert single == position
+    assert np.array_equal(vec.masks[2], single.legal_actions_mask())
+    assert np.array_equal(vec.observations[2], single.observation_tensor())
+    assert vec.current_player[2] == single.current_player()
+    assert vec.random_actions()[2] in single.legal_actions()
+    assert np.array_equal(vec.rewards, rewards_before) and np.array_equal(vec.terminated, terminated_before)
+
+    for _ in range(game.max_game_length()):
+        actions, others = vec.random_actions(), untouched.random_actions()
+        actions[[0, 1, 3, 4]] = others[[0, 1, 3, 4]]
+        rewards, terminated = vec.step(actions)
+        untouched.step(others)
+        assert all(vec.state(j) == untouched.state(j) for j in (0, 1, 3, 4))
+        single.apply_action(int(actions[2]))
+        if terminated[2]:
+            assert single.is_terminal() and np.allclose(rewards[2], single.returns())
+            assert vec.state(2) == next_game.state(2)
+            return
+        if single.is_chance_node():  # the vector drew the outcomes with the slot's generator
+            single = vec.state(2)
+        assert vec.state(2) == single and not rewards[2].any()
+    pytest.fail("the game put into the slot did not end")
+
+
+def test_vector_game_set_state_rejects_without_changing_anything():
+    game = meeple.load("abacuachego")
+    vec = meeple.VectorGame(game, 3, seed=1)
+    before = [vec.state(i) for i in range(3)], vec.masks.copy(), vec.random_actions()
+    finished = game.new_initial_state(seed=1)
+    while not finished.is_terminal():
+        finished.apply_action(int(finished.legal_actions()[0]))
+    for i, state, error, message in [
+        (1, finished, ValueError, "over"),
+        (1, meeple.load("abacuachego", parity="pit").new_initial_state(), ValueError, "parity='pit'"),
+        (1, meeple.load("harmonies").new_initial_state(), TypeError, "abacuachego state"),
+        (1, meeple.reference.load("abacuachego").new_initial_state(), TypeError, "of the engine"),
+        (1, "3cw", TypeError, "abacuachego state"),
+        (3, game.new_initial_state(), IndexError, "0..2"),
+        (-1, game.new_initial_state(), IndexError, "0..2"),
+    ]:
+        with pytest.raises(error, match=message):
+            vec.set_state(i, state)
+        assert [vec.state(j) for j in range(3)] == before[0]
+        assert np.array_equal(vec.masks, before[1]) and np.array_equal(vec.random_actions(), before[2])
+
+
 def test_vector_game_random_actions_are_a_new_array_at_every_call():
     vec = meeple.VectorGame("abacuachego", 300, seed=5, threads=2)
     first, second = vec.random_actions(), vec.random_actions()

@@ -141,6 +141,31 @@ class VectorEnv {
     return py::array_t<int32_t>(size(), next_random_.data());
   }
 
+  // Puts a copy of `given` (a state of this game) into slot i, as if the slot's game had reached
+  // it: an explicit chance node is resolved by the slot's generator, and the slot's observation,
+  // mask, current player and random action then describe it; its rewards and terminated entries
+  // are left as the last step wrote them, and its next new game is seeded as it would have been.
+  // A finished game (also one that the chance draws finish) is refused, changing nothing.
+  void set_state(int64_t i, const State& given) {
+    const Exclusive exclusive(busy_);
+    const size_t k = static_cast<size_t>(i);
+    const G& g = *game_;
+    State s = given;
+    Rng rng = rngs_[k];
+    if constexpr (G::kMaxChanceOutcomes > 0) {
+      while (!g.is_terminal(s) && g.is_chance_node(s)) g.apply_action(s, sample_action(g, s, rng));
+    }
+    if (g.is_terminal(s)) throw py::value_error("the game of that state is over: there is nothing to step");
+    states_[k] = s;
+    rngs_[k] = rng;
+    // The random action goes where random_actions() reads it: the step's array while it has not
+    // been handed over, else next_random_ (then both pointers name the same place).
+    int32_t* random = fresh_random_ ? fresh_random_.mutable_data() : next_random_.data();
+    Buffers b{random, observations_.mutable_data(), masks_.mutable_data(), rewards_.mutable_data(),
+              terminated_.mutable_data(), current_player_.mutable_data()};
+    slots(b).publish(i);
+  }
+
   py::array_t<float> observations() const { return observations_; }
   py::array_t<uint8_t> masks() const { return masks_; }
   py::array_t<float> rewards() const { return rewards_; }
@@ -427,7 +452,13 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
         if (i < 0 || i >= v.size())
           throw py::index_error("state index must be in 0.." + std::to_string(v.size() - 1));
         return StateWrapper{v.game(), v.state(i)};
-      });
+      })
+      // The Python wrapper (meeple.VectorGame.set_state) checks that the state is of this game.
+      .def("set_state", [](V& v, int64_t i, const StateWrapper& s) {
+        if (i < 0 || i >= v.size())
+          throw py::index_error("state index must be in 0.." + std::to_string(v.size() - 1));
+        v.set_state(i, s.state);
+      }, py::arg("i"), py::arg("state"));
 
   game_class
       .def(

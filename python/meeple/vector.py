@@ -46,7 +46,7 @@ class VectorGame:
     need neither; every step is still checked against the legal actions.
     The arrays are overwritten by the next `step`/`reset`: copy what you keep.
     One VectorGame serves one thread at a time: while it steps or resets, calls from another
-    thread (`step`, `reset`, `random_actions`, `state`) raise RuntimeError.
+    thread (`step`, `reset`, `random_actions`, `state`, `set_state`) raise RuntimeError.
     """
 
     def __init__(self, game: Game | str, n: int, seed: int = 0, threads: int = 1, observations: bool = True,
@@ -96,6 +96,24 @@ class VectorGame:
     def state(self, i: int) -> State:
         """A copy of slot i's state, as a normal state object."""
         return self._vector.state(i)
+
+    def set_state(self, i: int, state: State) -> None:
+        """Puts a copy of `state` (a state of this game whose game is not over) into slot i: for
+        rollouts or self-play from positions of your own, e.g. the leaves of a search tree.
+
+        The slot continues from it as if its game had reached it: an explicit chance node is
+        resolved by the slot's generator, and ``observations[i]``, ``masks[i]``,
+        ``current_player[i]`` and the slot's random action describe it at once. ``rewards[i]`` and
+        ``terminated[i]`` keep what the last step wrote; when this game ends, the slot starts its
+        next new game as usual. A state of another game or of other parameters, or a finished
+        game, raises ValueError and changes nothing.
+        """
+        game = getattr(state, "game", None)
+        if game is None or type(game) is not type(self.game):
+            raise TypeError(f"expected a {self.game.name} state of the engine, got {type(state).__name__}")
+        if game != self.game:
+            raise ValueError(f"the state is of {game!r}, this VectorGame steps {self.game!r}")
+        self._vector.set_state(i, state)
 
     def __repr__(self) -> str:
         return f"VectorGame({self.game.name!r}, n={len(self)}, threads={self.threads})"
