@@ -118,10 +118,14 @@ def test_vector_game_refuses_a_second_thread_during_a_step():
             stepping.set()
 
     illegal = np.full(4096, -1, np.int32)  # between two steps: ValueError, nothing applied
+    finished = game.new_initial_state(seed=1)  # set_state refuses it: ValueError, nothing changed
+    while not finished.is_terminal():
+        finished.apply_action(int(finished.legal_actions()[0]))
 
     def intrude():  # calls that change nothing when they get in between two steps
         while not stepping.is_set():
-            for call in (lambda: vec.state(0), vec.random_actions, lambda: vec.step(illegal)):
+            for call in (lambda: vec.state(0), vec.random_actions, lambda: vec.step(illegal),
+                         lambda: vec.set_state(0, finished)):
                 try:
                     call()
                 except RuntimeError as e:
