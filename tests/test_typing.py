@@ -77,6 +77,12 @@ def test_the_package_passes_mypy(tmp_path):
     assert code == 0, output
 
 
+def test_the_examples_pass_mypy(tmp_path):
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    code, output = run_mypy(tmp_path, *sorted(str(p) for p in examples.glob("*.py")))
+    assert code == 0, output
+
+
 def test_user_code_sees_the_protocol_types(tmp_path):
     (tmp_path / "user.py").write_text(textwrap.dedent(USER_CODE))
     code, output = run_mypy(tmp_path, "user.py")

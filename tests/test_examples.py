@@ -1,0 +1,103 @@
+"""The scripts in examples/ run, find what they claim, and plug into the command line as bots."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import meeple
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+def _run(*argv: str) -> str:
+    """Runs `python argv...` from the repository root with this meeple and examples/ importable."""
+    path = os.pathsep.join([str(Path(meeple.__file__).resolve().parents[1]), str(ROOT)])
+    done = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=path, OPENBLAS_NUM_THREADS="1"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_alpha_beta_beats_random():
+    out = _run(str(EXAMPLES / "alpha_beta.py"), "--depth", "3", "--games", "4", "--mcts", "50")
+    scores = dict(re.findall(r"vs (\S+): ([+-]\d+) over 4 games", out))
+    assert set(scores) == {"random", "mcts:50"}, out
+    assert int(scores["random"]) >= 2, out
+
+
+@pytest.mark.parametrize("game", ["abacuachego", "harmonies(players=3,chance=explicit)", "imperial_harvest"])
+def test_flat_monte_carlo_runs_on_every_game(game):
+    out = _run(str(EXAMPLES / "flat_monte_carlo.py"), game, "--rollouts", "8", "--games", "2")
+    assert re.search(rf"vs random in {re.escape(game)}: mean return [+-]\d\.\d\d over 2 games", out), out
+
+
+def test_negamax_agrees_with_plain_minimax():
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        import alpha_beta
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    game = meeple.load("abacuachego", pits_per_row=4, seeds_per_pit=3)
+
+    def minimax(state, depth, player):
+        if state.is_terminal() or depth == 0:
+            return alpha_beta.store_difference(state, player)
+        values = []
+        for action in state.legal_actions():
+            child = state.clone()
+            child.apply_action(int(action))
+            values.append(minimax(child, depth - 1, player))
+        return max(values) if state.current_player() == player else min(values)
+
+    for seed in range(20):
+        state = game.new_initial_state(seed=seed)
+        for action in alpha_beta.random.Random(seed).choices(range(8), k=seed % 6):
+            legal = state.legal_actions()
+            if state.is_terminal():
+                break
+            state.apply_action(int(legal[action % len(legal)]))
+        if not state.is_terminal():
+            assert alpha_beta.negamax(state, 4, -1e9, 1e9) == minimax(state, 4, state.current_player())
+
+
+def test_flat_monte_carlo_values_see_an_immediate_win():
+    """From positions with a winning move, that move's rollouts all return +1 (the game is over)."""
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        import flat_monte_carlo
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    game = meeple.load("abacuachego")
+    found = 0
+    for seed in range(200):
+        state = game.new_initial_state(seed=seed)
+        rng = flat_monte_carlo.np.random.default_rng(seed)
+        while not state.is_terminal() and found < 3:
+            player = state.current_player()
+            wins = []
+            for action in state.legal_actions():
+                child = state.clone()
+                child.apply_action(int(action))
+                if child.is_terminal() and child.returns()[player] == 1:
+                    wins.append(int(action))
+            if wins:
+                values = flat_monte_carlo.rollout_values(state, 4, seed=seed)
+                assert all(values[a] == 1.0 for a in wins) and max(values.values()) == 1.0
+                found += 1
+                break
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        if found >= 3:
+            return
+    pytest.fail("no position with a winning move found")
+
+
+@pytest.mark.parametrize("bot", ["examples.alpha_beta:AlphaBeta", "examples.flat_monte_carlo:FlatMonteCarlo"])
+def test_examples_plug_into_selfplay(bot):
+    out = _run("-m", "meeple", "selfplay", "abacuachego", "--games", "2", "--bots", f"{bot},random")
+    assert re.search(rf"seat 0 \[{re.escape(bot)}\]: \d wins", out), out
