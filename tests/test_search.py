@@ -165,6 +165,38 @@ def test_vector_game_refuses_a_second_thread_during_a_step():
     assert refused and all("another thread" in message for message in refused)
 
 
+@pytest.mark.parametrize("name", GAMES)
+def test_vector_game_reset_with_a_seed_starts_as_a_new_vector(name):
+    """reset(seed=s) gives the games of VectorGame(game, n, seed=s); reset() those of its own seed;
+    a bad seed raises and changes nothing."""
+    game = meeple.load(name)
+
+    def trace(vec, steps=25):
+        out = []
+        for _ in range(steps):
+            actions = vec.random_actions()
+            rewards, terminated = vec.step(actions)
+            out.append((actions, rewards.copy(), terminated.copy(), vec.masks.copy(), vec.observations.copy()))
+        return out
+
+    def same(a, b):
+        return all(np.array_equal(x, y) for first, again in zip(a, b) for x, y in zip(first, again))
+
+    vec = meeple.VectorGame(game, 7, seed=3)
+    own = trace(vec)
+    vec.reset(seed=12)
+    assert same(trace(vec), trace(meeple.VectorGame(game, 7, seed=12)))
+    vec.reset()
+    assert same(trace(vec), trace(meeple.VectorGame(game, 7, seed=12)))  # the seed it has now
+    vec.reset(seed=3)
+    assert same(trace(vec), own)
+    states, masks = [vec.state(i) for i in range(7)], vec.masks.copy()
+    for bad in (-1, 2**64, 1.5, True, "3"):
+        with pytest.raises(ValueError, match="seed must be an int"):
+            vec.reset(seed=bad)
+    assert [vec.state(i) for i in range(7)] == states and np.array_equal(vec.masks, masks)
+
+
 def test_vector_game_autoreset_and_views():
     game = meeple.load("abacuachego", pits_per_row=2, seeds_per_pit=1)
     vec = meeple.VectorGame(game, 8, seed=1)

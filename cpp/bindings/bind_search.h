@@ -66,8 +66,10 @@ class VectorEnv {
   // Batches smaller than this are stepped on the calling thread (handing over costs more).
   static constexpr int64_t kMinParallel = 256;
 
-  void reset() {
+  // Starts every slot's game again, as a new VectorEnv with `seed` would (the same seed if null).
+  void reset(const uint64_t* seed = nullptr) {
     const Exclusive exclusive(busy_);
+    if (seed) seed_ = *seed;
     std::fill(episodes_.begin(), episodes_.end(), 0);
     py::array_t<int32_t> random(size());
     Buffers b = buffers(random);
@@ -439,7 +441,11 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
   using V = VectorEnv<G>;
   py::class_<V>(m, (prefix + "Vector").c_str())
       .def("size", &V::size)
-      .def("reset", &V::reset)
+      .def("reset", [](V& v, const py::object& seed) {
+             if (seed.is_none()) return v.reset();
+             const uint64_t value = seed.cast<uint64_t>();  // meeple.VectorGame.reset checked it
+             v.reset(&value);
+           }, py::arg("seed") = py::none())
       .def("step", &V::step, py::arg("actions"))
       .def("random_actions", &V::random_actions)
       .def_property_readonly("observations", &V::observations)

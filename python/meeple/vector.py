@@ -22,6 +22,11 @@ if TYPE_CHECKING:
 __all__ = ["VectorGame"]
 
 
+def _check_seed(seed: object) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
+
+
 class VectorGame:
     """`n` states of `game` stepped together in C++ with the GIL released, split over `threads`.
 
@@ -56,8 +61,7 @@ class VectorGame:
         for name, value in (("n", n), ("threads", threads)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
-            raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
+        _check_seed(seed)
         self.game: Game = game
         for name, value in (("observations", observations), ("masks", masks)):
             if not isinstance(value, bool):
@@ -78,9 +82,12 @@ class VectorGame:
     def threads(self) -> int:
         return self._vector.threads
 
-    def reset(self) -> np.ndarray:
-        """Starts every slot's game again (episode counters restart); returns the observations."""
-        self._vector.reset()
+    def reset(self, seed: int | None = None) -> np.ndarray:
+        """Starts every slot's game again, as a new VectorGame with `seed` would (default: the
+        seed it has, so the same games as at its start); returns the observations."""
+        if seed is not None:
+            _check_seed(seed)
+        self._vector.reset(seed)
         return self.observations
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray]:
