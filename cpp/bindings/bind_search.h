@@ -152,20 +152,15 @@ class VectorEnv {
     const Exclusive exclusive(busy_);
     const size_t k = static_cast<size_t>(i);
     const G& g = *game_;
-    State s = given;
+    State s = given;  // resolved on copies first: a refusal must leave the slot as it was
     Rng rng = rngs_[k];
-    if constexpr (G::kMaxChanceOutcomes > 0) {
-      while (!g.is_terminal(s) && g.is_chance_node(s)) g.apply_action(s, sample_action(g, s, rng));
-    }
+    resolve_chance(g, s, rng);
     if (g.is_terminal(s)) throw py::value_error("the game of that state is over: there is nothing to step");
     states_[k] = s;
     rngs_[k] = rng;
     // The random action goes where random_actions() reads it: the step's array while it has not
     // been handed over, else next_random_ (then both pointers name the same place).
-    int32_t* random = fresh_random_ ? fresh_random_.mutable_data() : next_random_.data();
-    Buffers b{random, observations_.mutable_data(), masks_.mutable_data(), rewards_.mutable_data(),
-              terminated_.mutable_data(), current_player_.mutable_data()};
-    slots(b).publish(i);
+    slots(buffers(fresh_random_ ? fresh_random_.mutable_data() : next_random_.data())).publish(i);
   }
 
   py::array_t<float> observations() const { return observations_; }
@@ -190,9 +185,19 @@ class VectorEnv {
     int32_t* current_player;
   };
 
-  Buffers buffers(py::array_t<int32_t>& random) {
-    return {random.mutable_data(), observations_.mutable_data(), masks_.mutable_data(),
-            rewards_.mutable_data(), terminated_.mutable_data(), current_player_.mutable_data()};
+  Buffers buffers(py::array_t<int32_t>& random) { return buffers(random.mutable_data()); }
+  Buffers buffers(int32_t* random) {
+    return {random, observations_.mutable_data(), masks_.mutable_data(), rewards_.mutable_data(),
+            terminated_.mutable_data(), current_player_.mutable_data()};
+  }
+
+  // Draws explicit chance outcomes with `rng` until `s` is at a decision (or over).
+  static MEEPLE_ALWAYS_INLINE void resolve_chance(const G& g, State& s, Rng& rng) {
+    if constexpr (G::kMaxChanceOutcomes > 0) {
+      while (!g.is_terminal(s) && g.is_chance_node(s)) g.apply_action(s, sample_action(g, s, rng));
+    } else {
+      (void)g, (void)s, (void)rng;
+    }
   }
 
   // One step or reset at a time, and no reads of the states during one: with the GIL released,
@@ -303,14 +308,7 @@ class VectorEnv {
       resolve_chance(i);
     }
 
-    MEEPLE_ALWAYS_INLINE void resolve_chance(int64_t i) const {
-      if constexpr (G::kMaxChanceOutcomes > 0) {
-        State& s = states[i];
-        while (!g.is_terminal(s) && g.is_chance_node(s)) g.apply_action(s, sample_action(g, s, rngs[i]));
-      } else {
-        (void)i;
-      }
-    }
+    MEEPLE_ALWAYS_INLINE void resolve_chance(int64_t i) const { VectorEnv::resolve_chance(g, states[i], rngs[i]); }
 
     MEEPLE_ALWAYS_INLINE void publish(int64_t i) const {
       const State& s = states[i];
