@@ -6,6 +6,7 @@ import pytest
 
 import meeple
 from meeple.bots import MCTS, Random, play_game
+from games import random_game
 
 
 GAMES = meeple.list_games()
@@ -314,15 +315,8 @@ def _vector_after_steps(game, steps):
 
 
 def _random_position(game, seed, plies):
-    """A position `plies` actions into a random game (first chance outcome at chance nodes)."""
-    import random
-
-    rng, position = random.Random(seed), game.new_initial_state(seed=seed)
-    for _ in range(plies):
-        if position.is_terminal():
-            break
-        outcomes = position.chance_outcomes() if position.is_chance_node() else None
-        position.apply_action(int(outcomes[0][0]) if outcomes else int(rng.choice(position.legal_actions())))
+    """A position `plies` actions into the random game of `seed`."""
+    *_, position = random_game(game, seed, max_actions=plies)
     return position
 
 
