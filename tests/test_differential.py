@@ -14,6 +14,7 @@ import json
 import os
 import random
 import re
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -162,6 +163,82 @@ def test_differential_harmonies_solo_deck_runs_out(params):
     for seed in range(games):
         _compare_from_dict(engine, ref, seed, _solo_short_deck(engine, seed), chooser)
     assert decisions_with_empty_slots >= 5 * games, f"{decisions_with_empty_slots} decisions with empty slots"
+
+
+HARMONIES_CARDS = json.loads((resources.files("meeple") / "data" / "harmonies" / "cards.json").read_text())
+CUBES_OF_CARD = ({c["id"]: len(c["points"]) for c in HARMONIES_CARDS["animal_cards"]}
+                 | {c["id"]: 1 for c in HARMONIES_CARDS["spirit_cards"]})
+
+
+def _multiplayer_short_deck(engine, seed):
+    """A multiplayer position, 0..40 decisions in (every spirit chosen), with the animal deck cut to
+    0..4 cards: the others went to the players who have played, up to 2 unfinished cards each (so
+    cards are still taken) and the rest finished, their cubes on cells that hold a token (an empty
+    cell gets one from the pouch; 6 empty cells are kept per board, so the game goes on). A card
+    that fits on no board stays in the deck. Random games never empty the multiplayer deck: each
+    card that leaves it must be finished or held, and random play finishes almost none."""
+    state, rng = engine.new_initial_state(seed=seed), random.Random(seed)
+    decisions = rng.randint(0, 40)
+    while (state.is_chance_node() or decisions > 0
+           or any(p["spirit_options"] for p in state.to_dict()["players"])):
+        decisions -= not state.is_chance_node()
+        state.apply_action(choose_random(state, rng))
+    d = state.to_dict()
+    leaving = rng.sample(d["deck"], len(d["deck"]) - rng.randint(0, 4))
+    d["deck"] = sorted(set(d["deck"]) - set(leaving))
+    players = [p for p in d["players"] if not p["spirit_options"]]
+    for player in players:
+        unfinished = sum(c["cubes_placed"] < CUBES_OF_CARD[c["id"]] for c in player["cards"])
+        for _ in range(2 - unfinished):  # after the unfinished ones, as if taken now
+            if leaving:
+                player["cards"].insert(unfinished, {"id": leaving.pop(), "cubes_placed": 0})
+                unfinished += 1
+    pouch = [colour for colour, n in d["pouch"].items() for _ in range(n)]
+    rng.shuffle(pouch)
+    for k, card in enumerate(sorted(leaving, key=CUBES_OF_CARD.__getitem__)):  # fewest cubes first
+        player = players[k % len(players)]
+        board, need = player["board"], CUBES_OF_CARD[card]
+        covered = [cell for cell in board if board[cell] and cell not in player["cubes"]]
+        empty = [cell for cell in board if not board[cell]]
+        if len(covered) + len(empty) - 6 < need:
+            d["deck"] = sorted(d["deck"] + [card])
+            continue
+        cubes = rng.sample(covered, min(need, len(covered)))
+        for cell in rng.sample(empty, need - len(cubes)):
+            board[cell] = [pouch.pop()]
+            d["pouch"][board[cell][0]] -= 1
+            cubes.append(cell)
+        player["cubes"] = [cell for cell in board if cell in player["cubes"] or cell in cubes]
+        player["cards"].append({"id": card, "cubes_placed": need})
+    for player in players:  # unfinished cards first (in order taken), then finished ones by id
+        finished = sorted((c for c in player["cards"] if c["cubes_placed"] == CUBES_OF_CARD[c["id"]]),
+                          key=lambda c: c["id"])
+        player["cards"] = [c for c in player["cards"] if c not in finished] + finished
+    return d
+
+
+@pytest.mark.parametrize("params", [{"players": 3}, {"players": 4, "side": "B", "spirits": True}],
+                         ids=["3p-A", "4p-B-spirits"])
+def test_differential_harmonies_multiplayer_deck_runs_out(params):
+    """Point 14 and D9 with several players: the display is refilled while the deck has cards, then
+    left short. Games start from `_multiplayer_short_deck` positions and are compared at every
+    ply: refills cut short, cards taken from a display with empty slots, the observation then."""
+    params = {"chance": "explicit", **params}
+    engine, ref = meeple.load("harmonies", **params), reference.load("harmonies", **params)
+    games, decisions_with_empty_slots, cards_taken_from_short_display = 150, 0, 0
+
+    def chooser(state, legal, rng):
+        nonlocal decisions_with_empty_slots, cards_taken_from_short_display
+        action = legal[rng.randrange(len(legal))]
+        if None in state.to_dict()["display"]:
+            decisions_with_empty_slots += 1
+            cards_taken_from_short_display += state.action_to_string(action).startswith("card ")
+        return action
+
+    for seed in range(games):
+        _compare_from_dict(engine, ref, seed, _multiplayer_short_deck(engine, seed), chooser)
+    assert decisions_with_empty_slots >= 5 * games, f"{decisions_with_empty_slots} decisions with empty slots"
+    assert cards_taken_from_short_display >= games // 3, f"{cards_taken_from_short_display} cards taken"
 
 
 @pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
