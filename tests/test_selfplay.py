@@ -107,6 +107,62 @@ def test_timing_adds_seconds(capsys, tmp_path):
     assert strip == [json.loads(line) for line in untimed.read_text().splitlines()]
 
 
+# --- seat rotation -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, params, bots", [
+    ("abacuachego", {}, ("mcts:20", "random")),
+    ("harmonies", {"players": 3, "chance": "explicit"}, ("mcts:10", "random", "meeple.bots:Random")),
+])
+def test_rotated_seats_move_every_bot_one_seat_on(name, params, bots):
+    game = meeple.load(name, **params)
+    rotated, fixed = Match(game, bots, seed=5, rotate_seats=True), Match(game, bots, seed=5)
+    players = len(bots)
+    for index in range(2 * players):
+        record = Record.from_json(selfplay.play_one(rotated, index).line)
+        specs = record.meta["bots"]
+        assert [specs[(b + index) % players] for b in range(players)] == list(bots)
+        assert record.meta["rotate_seats"] is True
+        # The game is the one the fixed seating plays with these specs in these seats.
+        same = Match(game, tuple(specs), seed=5).play(index)
+        assert record.actions == same.actions and record.returns == same.returns
+        assert record.replay().returns().tolist() == record.returns
+    assert "rotate_seats" not in fixed.play(1).meta and fixed.play(1).meta["bots"] == list(bots)
+
+
+def test_rotated_summary_counts_each_bot_in_every_seat(capsys, tmp_path):
+    path = tmp_path / "rotated.jsonl"
+    code, out, _ = run(capsys, *MCTS_ARGS, "--games", "10", "--rotate-seats", "--out", path)
+    assert code == 0 and "seats rotated every game" in out.splitlines()[0]
+    records = [Record.from_json(line) for line in path.read_text().splitlines()]
+    mcts_seats = [r.meta["bots"].index("mcts:40") for r in records]
+    assert mcts_seats == [0, 1] * 5
+    mcts_wins = [r.returns[seat] > r.returns[1 - seat] for r, seat in zip(records, mcts_seats)]
+    by_seat = [sum(w for w, seat in zip(mcts_wins, mcts_seats) if seat == p) for p in (0, 1)]
+    assert (f"bot 0 [mcts:40]: {sum(mcts_wins)} wins ({sum(mcts_wins) / 10:.1%}), mean return "
+            f"{sum(r.returns[s] for r, s in zip(records, mcts_seats)) / 10:+.3f}; "
+            f"wins by seat: seat 0 {by_seat[0]}/5, seat 1 {by_seat[1]}/5") in out
+    first_seat_wins = sum(r.returns[0] > r.returns[1] for r in records)
+    assert f"  seat 0: {first_seat_wins} wins ({first_seat_wins / 10:.1%})" in out
+    # Resuming keeps the rotation, and a file of the other seating is refused.
+    code, out, _ = run(capsys, *MCTS_ARGS, "--games", "12", "--rotate-seats", "--out", path)
+    assert code == 0 and "10 games were already in" in out
+    assert [Record.from_json(line).meta["bots"][0] for line in path.read_text().splitlines()[10:]] == \
+        ["mcts:40", "random"]
+    before = path.read_bytes()
+    code, out, err = run(capsys, *MCTS_ARGS, "--games", "14", "--out", path)
+    assert code == 2 and "seat rotation on (this command: off, --rotate-seats) at line 1" in err
+    assert path.read_bytes() == before
+
+
+def test_rotated_seats_with_workers_give_the_same_file(capsys, tmp_path):
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    base = ["selfplay", "harmonies", "-p", "players=3", "--bots", "mcts:5,random,random", "--games", "7",
+            "--rotate-seats"]
+    assert run(capsys, *base, "--out", one)[0] == 0
+    assert run(capsys, *base, "--workers", "2", "--out", two)[0] == 0
+    assert one.read_bytes() == two.read_bytes()
+
+
 # --- resuming -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("cut", ["mid_line", "line_boundary", "first_line", "empty"])

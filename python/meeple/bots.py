@@ -298,19 +298,42 @@ def play_game(game: Any, bots: Sequence[Bot], seed: int = 0, meta: dict[str, Any
 class Match:
     """A series of games between bot specs: game i is seeded `derive_seed(seed, i)` and seat p's
     bot `derive_seed(game_seed, p)`, so game i is the same whichever process plays it, in any order.
+
+    `bots[b]` plays seat b in every game, or with ``rotate_seats`` seat (b + i) mod players in game i
+    (two bots swap seats every game), so that each bot plays every seat equally often and a
+    first-player advantage does not decide the comparison. A record's ``meta["bots"]`` lists the
+    specs by seat of that game.
     """
 
     game: Any
     bots: tuple[str, ...]
     seed: int = 0
+    rotate_seats: bool = False
 
     def game_seed(self, index: int) -> int:
         return derive_seed(self.seed, index)
 
+    def seat_of_bot(self, index: int) -> list[int]:
+        """Game `index`'s seat of each bot, in the order of `bots`."""
+        players = len(self.bots)
+        shift = index % players if self.rotate_seats else 0
+        return [(b + shift) % players for b in range(players)]
+
+    def seat_specs(self, index: int) -> list[str]:
+        """Game `index`'s bot spec of each seat."""
+        specs = [""] * len(self.bots)
+        for bot, seat in enumerate(self.seat_of_bot(index)):
+            specs[seat] = self.bots[bot]
+        return specs
+
     def play(self, index: int) -> Record:
         seed = self.game_seed(index)
-        bots = [make_bot(spec, self.game, derive_seed(seed, seat)) for seat, spec in enumerate(self.bots)]
-        return play_game(self.game, bots, seed, meta={"bots": list(self.bots), "index": index})
+        specs = self.seat_specs(index)
+        bots = [make_bot(spec, self.game, derive_seed(seed, seat)) for seat, spec in enumerate(specs)]
+        meta: dict[str, Any] = {"bots": specs, "index": index}
+        if self.rotate_seats:
+            meta["rotate_seats"] = True
+        return play_game(self.game, bots, seed, meta=meta)
 
 
 def play_games(match: Match, indices: Iterable[int], workers: int = 1) -> Iterator[Record]:

@@ -101,6 +101,9 @@ def _build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--bots", default="random",
                           help="one bot spec for every seat, or one per seat, comma-separated (default random)")
     selfplay.add_argument("--seed", type=_seed, default=0, help="base seed (default 0)")
+    selfplay.add_argument("--rotate-seats", action="store_true",
+                          help="move every bot one seat on after each game (two bots swap seats), so each "
+                               "plays every seat equally often; the summary is then per bot")
     selfplay.add_argument("--workers", type=_positive, metavar="K",
                           help="processes (default 1; threads for all-random bots without --out; "
                                "with --ray, about 2K tasks queued, default K = the cluster's CPUs)")
@@ -416,7 +419,7 @@ def _bot_selfplay(game: Any, specs: list[str], args: argparse.Namespace) -> str:
             open(out, "ab").close()  # exists and is writable (an existing file is left as it is)
         except OSError as e:
             raise UsageError(f"cannot write {out}: {e.strerror}") from None
-    match = Match(game, tuple(specs), args.seed)
+    match = Match(game, tuple(specs), args.seed, rotate_seats=args.rotate_seats)
     start = time.perf_counter()
     try:
         result = selfplay.run(match, args.games, out, workers=args.workers or 1, ray=args.ray,
@@ -430,25 +433,41 @@ def _bot_selfplay(game: Any, specs: list[str], args: argparse.Namespace) -> str:
     if result.dropped:
         notes.append(f"dropped a truncated last line ({result.dropped} bytes) of {args.out}")
     return selfplay_summary(game, specs, result.returns, result.lengths, wall, played=result.played,
-                            played_plies=result.played_plies, notes=notes)
+                            played_plies=result.played_plies, notes=notes,
+                            seats=result.seats if args.rotate_seats else None)
 
 
 def selfplay_summary(game: Any, specs: list[str], returns: np.ndarray, lengths: np.ndarray,
                      wall: float, played: int | None = None, played_plies: int | None = None,
-                     notes: list[str] | None = None) -> str:
+                     notes: list[str] | None = None, seats: np.ndarray | None = None) -> str:
     """Wins per seat, draws, game lengths and speed of a batch of finished games.
 
     `played`/`played_plies`: how many of them (and their plies) this run played in `wall` seconds,
     when the others were read back from a file (default: all of them); the speed counts only those.
+    `seats` (games x bots: each game's seat of each bot, as `Match.seat_of_bot` gives it) when the
+    bots changed seats: then the wins and returns of each bot come first, with its wins per seat.
     """
     n = len(lengths)
-    lines = [f"{game_label(game)}: {n} games in {wall:.2f} s"]
+    players = len(specs)
+    rotated = ", seats rotated every game" if seats is not None and players > 1 else ""
+    lines = [f"{game_label(game)}: {n} games in {wall:.2f} s{rotated}"]
     lines += [f"  ({note})" for note in notes or []]
-    seat_wins = np.bincount(winners(returns) + 1, minlength=len(specs) + 1)  # index 0: no winner
+    winner_seat = winners(returns)
+    seat_wins = np.bincount(winner_seat + 1, minlength=players + 1)  # index 0: no winner
+    if seats is not None and players > 1:
+        rows = np.arange(n)
+        for bot, spec in enumerate(specs):
+            bot_seat = seats[:, bot]
+            won = winner_seat == bot_seat
+            per_seat = ", ".join(f"seat {p} {int(won[bot_seat == p].sum())}/{int((bot_seat == p).sum())}"
+                                 for p in range(players))
+            lines.append(f"  bot {bot} [{spec}]: {int(won.sum())} wins ({won.sum() / n:.1%}), mean return "
+                         f"{returns[rows, bot_seat].mean():+.3f}; wins by seat: {per_seat}")
     for seat, spec in enumerate(specs):
-        wins = "" if len(specs) == 1 else f"{seat_wins[seat + 1]} wins ({seat_wins[seat + 1] / n:.1%}), "
-        lines.append(f"  seat {seat} [{spec}]: {wins}mean return {returns[:, seat].mean():+.3f}")
-    if len(specs) > 1:
+        wins = "" if players == 1 else f"{seat_wins[seat + 1]} wins ({seat_wins[seat + 1] / n:.1%}), "
+        label = "" if rotated else f" [{spec}]"
+        lines.append(f"  seat {seat}{label}: {wins}mean return {returns[:, seat].mean():+.3f}")
+    if players > 1:
         lines.append(f"  draws: {seat_wins[0]} ({seat_wins[0] / n:.1%})")
     plies = int(lengths.sum()) if played_plies is None else played_plies
     games = n if played is None else played

@@ -9,6 +9,9 @@ same whichever process, machine or run plays it. Records are written in game-ind
      "actions": [...], "returns": [...],
      "meta": {"bots": [...], "index": i, "seed": <match seed>, "plies": len(actions)}}
 
+(``meta["bots"]``: the spec of each seat in that game; with ``Match(..., rotate_seats=True)``,
+``--rotate-seats``, the bots move one seat on every game and meta also holds ``"rotate_seats": true``.)
+
 With ``timing=True`` (``--timing``) meta also holds ``"seconds"``, the wall-clock time of the game;
 the file then differs from run to run, otherwise it is the same byte for byte for any number of
 workers, with or without Ray, interrupted and resumed or not.
@@ -85,12 +88,13 @@ class Existing:
 class Summary:
     """What a self-play run ended with: every game in the output (resumed ones included)."""
 
-    returns: np.ndarray   # (games, players)
+    returns: np.ndarray   # (games, players), by seat
     lengths: np.ndarray   # (games,)
     resumed: int          # games read back from the file
     played: int           # games played by this run
     played_plies: int     # plies of the games played by this run
     dropped: int = 0      # bytes of a truncated last line that were dropped
+    seats: np.ndarray | None = None  # (games, players): each game's seat of each bot (Match.seat_of_bot)
 
     @property
     def games(self) -> int:
@@ -224,9 +228,9 @@ def _play_ray(match: Match, indices: range, address: str, workers: int, timing: 
 
 # --- output files ----------------------------------------------------------------------------
 
-def _differences(doc: dict, meta: dict, match: Match) -> list[str]:
-    """How the record `doc` differs from `match`'s games, e.g. ["bots ['random', 'random'] (this
-    command: ['mcts:100', 'random'])"]."""
+def _differences(doc: dict, meta: dict, match: Match, index: int) -> list[str]:
+    """How the record `doc` differs from `match`'s game `index`, e.g. ["bots ['random', 'random']
+    (this command: ['mcts:100', 'random'])"]."""
     game, out = match.game, []
     found, want = doc.get("parameters"), game.parameters()
     if doc.get("game") != game.name:
@@ -237,7 +241,12 @@ def _differences(doc: dict, meta: dict, match: Match) -> list[str]:
             found = {k: found.get(k, "<missing>") for k in keys}
             want = {k: want.get(k, "<missing>") for k in keys}
         out.append(f"parameters {found!r} (this command: {want!r})")
-    for name, value, wanted in (("bots", meta.get("bots"), list(match.bots)),
+    rotated = meta.get("rotate_seats", False)
+    if rotated != match.rotate_seats:
+        out.append(f"seat rotation {'on' if rotated else 'off'} (this command: "
+                   f"{'on' if match.rotate_seats else 'off'}, --rotate-seats)")
+        return out  # the bots by seat differ too, from game 1 on
+    for name, value, wanted in (("bots", meta.get("bots"), match.seat_specs(index)),
                                 ("seed", meta.get("seed", match.seed), match.seed)):
         if value != wanted:
             out.append(f"{name} {value!r} (this command: {wanted!r})")
@@ -272,11 +281,11 @@ def read_existing(path: str | os.PathLike, match: Match) -> Existing:
             raise ResumeError(f"{where} is not a meeple game record; not a meeple selfplay file?")
         meta: dict = doc["meta"] if isinstance(doc.get("meta"), dict) else {}
         index = existing.count
-        differences = _differences(doc, meta, match)
+        differences = _differences(doc, meta, match, index)
         if differences:
             raise ResumeError(f"{path} holds games of another command: {'; '.join(differences)} at line "
-                              f"{number}; resume with the same game, parameters, bots and seed, or use "
-                              f"another --out")
+                              f"{number}; resume with the same game, parameters, bots, seat rotation and "
+                              f"seed, or use another --out")
         if meta.get("index") != index:
             raise ResumeError(f"{where} is game {meta.get('index')!r}, expected game {index}: "
                               f"the file's games must be numbered 0, 1, 2, ... in order")
@@ -319,8 +328,9 @@ def run(match: Match, games: int, out: str | os.PathLike | IO[str] | None = None
             played_plies += game.plies
             bar.advance()
     players = match.game.num_players()
+    seats = np.array([match.seat_of_bot(i) for i in range(len(lengths))], dtype=np.int64).reshape(-1, players)
     return Summary(np.array(returns, dtype=float).reshape(-1, players), np.array(lengths, dtype=np.int64),
-                   existing.count, len(todo), played_plies, existing.dropped)
+                   existing.count, len(todo), played_plies, existing.dropped, seats)
 
 
 class _NoProgress:
