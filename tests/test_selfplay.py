@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import meeple
@@ -143,6 +144,9 @@ def test_rotated_summary_counts_each_bot_in_every_seat(capsys, tmp_path):
             f"wins by seat: seat 0 {by_seat[0]}/5, seat 1 {by_seat[1]}/5") in out
     first_seat_wins = sum(r.returns[0] > r.returns[1] for r in records)
     assert f"  seat 0: {first_seat_wins} wins ({first_seat_wins / 10:.1%})" in out
+    draws = sum(r.returns[0] == r.returns[1] for r in records)
+    score = (sum(mcts_wins) + draws / 2) / 10
+    assert f"bot 0 against bot 1: score {score:.3f} (win 1, draw 1/2), 95% interval " in out
     # Resuming keeps the rotation, and a file of the other seating is refused.
     code, out, _ = run(capsys, *MCTS_ARGS, "--games", "12", "--rotate-seats", "--out", path)
     assert code == 0 and "10 games were already in" in out
@@ -152,6 +156,19 @@ def test_rotated_summary_counts_each_bot_in_every_seat(capsys, tmp_path):
     code, out, err = run(capsys, *MCTS_ARGS, "--games", "14", "--out", path)
     assert code == 2 and "seat rotation on (this command: off, --rotate-seats) at line 1" in err
     assert path.read_bytes() == before
+
+
+def test_head_to_head_interval_and_elo():
+    # Wilson's interval: with every game won, its lower end is n / (n + z^2).
+    assert cli.head_to_head(np.ones(10)) == pytest.approx((1.0, 10 / (10 + 1.96 ** 2), 1.0))
+    assert cli.head_to_head(np.zeros(10)) == pytest.approx((0.0, 0.0, 1 - 10 / (10 + 1.96 ** 2)))
+    score, low, high = cli.head_to_head(np.array([1.0] * 60 + [0.5] * 20 + [0.0] * 20))
+    assert score == 0.7 and (low, high) == pytest.approx((0.6041, 0.7811), abs=1e-4)  # worked by hand
+    narrow = cli.head_to_head(np.array([1.0] * 600 + [0.5] * 200 + [0.0] * 200))
+    assert narrow[2] - narrow[1] < (high - low) / 3  # ten times the games: about a third as wide
+    assert cli.elo_difference(0.75) == pytest.approx(400 * np.log10(3))
+    assert cli.elo_difference(0.5) == 0 and cli.elo_difference(0.25) == pytest.approx(-400 * np.log10(3))
+    assert cli.elo_difference(1.0) == float("inf") and cli.elo_difference(0.0) == float("-inf")
 
 
 def test_rotated_seats_with_workers_give_the_same_file(capsys, tmp_path):

@@ -232,6 +232,26 @@ def legal_moves_text(state: Any, width: int = 78) -> str:
     return "\n".join(lines)
 
 
+def head_to_head(scores: np.ndarray, z: float = 1.96) -> tuple[float, float, float]:
+    """Mean game score of one bot against another (1 win, 1/2 draw, 0 loss per game) and its 95%
+    Wilson interval: sound at 0 and 1 (10 wins of 10 still leave 0.72..1), and a little wide when
+    there are draws (they are counted as a win's variance)."""
+    n = len(scores)
+    mean = float(scores.mean())
+    centre = (mean + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return mean, max(0.0, centre - half), min(1.0, centre + half)
+
+
+def elo_difference(score: float) -> float:
+    """The Elo rating difference that predicts `score` (+inf/-inf for 1 and 0)."""
+    if score >= 1:
+        return float("inf")
+    if score <= 0:
+        return float("-inf")
+    return float(-400 * np.log10(1 / score - 1))
+
+
 def winners(returns: np.ndarray) -> np.ndarray:
     """For each row of returns (games x players), the seat with the unique highest return, or -1."""
     top = returns == returns.max(axis=1, keepdims=True)
@@ -463,6 +483,12 @@ def selfplay_summary(game: Any, specs: list[str], returns: np.ndarray, lengths: 
                                  for p in range(players))
             lines.append(f"  bot {bot} [{spec}]: {int(won.sum())} wins ({won.sum() / n:.1%}), mean return "
                          f"{returns[rows, bot_seat].mean():+.3f}; wins by seat: {per_seat}")
+        if players == 2:
+            first, second = returns[rows, seats[:, 0]], returns[rows, seats[:, 1]]
+            score, low, high = head_to_head(np.where(first > second, 1.0, np.where(first == second, 0.5, 0.0)))
+            lines.append(f"  bot 0 against bot 1: score {score:.3f} (win 1, draw 1/2), 95% interval "
+                         f"{low:.3f}..{high:.3f}; Elo difference {elo_difference(score):+.0f} "
+                         f"({elo_difference(low):+.0f}..{elo_difference(high):+.0f})")
     for seat, spec in enumerate(specs):
         wins = "" if players == 1 else f"{seat_wins[seat + 1]} wins ({seat_wins[seat + 1] / n:.1%}), "
         label = "" if rotated else f" [{spec}]"
