@@ -423,3 +423,14 @@ def test_records_to_a_reader_that_stops_early_end_quietly():
     _, stderr = writer.communicate(timeout=120)
     assert first.startswith(b'{"schema": "meeple-record/1"')
     assert writer.returncode == 1 and b"Traceback" not in stderr and b"BrokenPipe" not in stderr, stderr
+
+
+def test_play_cards_command_describes_the_cards_in_play(capsys, monkeypatch):
+    code, output, _ = play(capsys, monkeypatch, ["help", "cards", "quit"], "harmonies", "--seed", "4")
+    assert code == 0
+    assert "Also: cards (what the cards in play ask for and what they score)." in output
+    state = meeple.load("harmonies").new_initial_state(seed=4)
+    assert meeple.harmonies.cards_in_play(state) in output
+    # A game without cards has no such command: 'cards' is taken for a move name there.
+    code, output, _ = play(capsys, monkeypatch, ["help", "cards", "quit"], "abacuachego")
+    assert "Also: cards" not in output and "'cards' is not a legal move." in output

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import meeple
-from meeple.harmonies import score
+from meeple.harmonies import cards_in_play, describe_card, score
 
 COLOURS = ["blue", "gray", "brown", "green", "yellow", "red"]
 BGA = json.loads((resources.files("meeple") / "data" / "harmonies" / "bga_final_boards.json").read_text())
@@ -940,3 +940,116 @@ def test_pending_spaces_are_the_ones_a_refill_leaves(name):
         game.state_from_dict(d)
     with pytest.raises(ValueError, match=reference_message):
         reference.state_from_dict(d)
+
+
+# ------------------------------------------------------------------------------ card drawings
+
+def card_drawing(card):
+    """{(x, y): text} of describe_card's drawing: x = column (6 characters each), y = line (half
+    rows, as on the board drawing); and the drawing's legend lines."""
+    header, *lines = describe_card(card).splitlines()
+    assert header.startswith(f"{NAMES[card]} (card {card}): {CUBES[card]} cube")
+    cells = {}
+    for y, line in enumerate(line for line in lines if "[" in line):
+        for i, char in enumerate(line):
+            if char == "[":
+                assert i % 6 == 0 and line[i + 5] == "]"
+                cells[(i // 6, y)] = line[i + 1:i + 5].strip()
+    return cells, [line for line in lines if "[" not in line]
+
+
+DRAWN_STACK = {"W": "B", "F": "Y", "T1": "G", "T2": "TG", "T3": "TTG", "M1": "S", "M2": "SS", "M3": "SSS",
+               "B": "xR"}
+
+
+@pytest.mark.parametrize("card", sorted(NAMES))
+def test_card_drawings_show_the_patterns(card):
+    """Read back in axial coordinates from the cube cell (a column to the right is +1 q; two lines
+    down, one cell further south, +1 r), the drawing is the card's pattern."""
+    cells, legend = card_drawing(card)
+    (x0, y0), = [xy for xy, text in cells.items() if text.endswith("*")]
+    drawn = {}
+    for (x, y), text in cells.items():
+        dq, half_rows = x - x0, y - y0 - (x - x0)
+        assert half_rows % 2 == 0, "a cell drawn off the hex grid"
+        drawn[(dq, half_rows // 2)] = text
+    pattern = next(c["pattern"] for c in CARDS["animal_cards"] + CARDS["spirit_cards"] if c["id"] == card)
+    assert drawn == {(c["q"], c["r"]): DRAWN_STACK[c["stack"]] + ("*" if c.get("cube") else "") for c in pattern}
+    assert legend == (["xR: a building, red on one red, brown or gray token"]
+                      if any(c["stack"] == "B" for c in pattern) else [])
+
+
+def board_positions(state, player=0):
+    """{(column, line): "col,row"} of a player's board in str(state)."""
+    text = str(state)
+    cells = rendered_cells(text, player)
+    lines = text.splitlines()
+    top = [i for i, line in enumerate(lines) if line.startswith(f"Player {player}")][0] + 1
+    columns = {i: int(number) for i, number in enumerate(lines[top]) if number.isdigit()}
+    positions = {}
+    for y in range(top + 1, len(lines)):
+        line = lines[y]
+        if not line[:4].strip().isdigit():
+            break
+        for i, char in enumerate(line):
+            if char == "[":
+                name = f"{columns[i + 2]},{int(line[:4])}"
+                assert cells[name] == line[i:i + 6]
+                positions[(columns[i + 2], y)] = name
+    return positions
+
+
+@pytest.mark.parametrize("card", range(1, 33))
+def test_a_card_drawing_copied_onto_the_board_takes_the_cube(card):
+    """A person copies a card's drawing onto the board drawing (same letters, same stagger): the
+    engine then lets them place the card's cube on the starred cell, and not once a pattern cell
+    is left empty."""
+    game = load()
+    start = game.new_initial_state(seed=0)
+    positions = board_positions(start)
+    assert len(set(positions.values())) == 23
+    cells, _ = card_drawing(card)
+    for dx, dy in [(dx, dy) for dx in range(-4, 5) for dy in range(-8, 20)]:
+        if all((x + dx, y + dy) in positions for x, y in cells):
+            break
+    else:
+        raise AssertionError("the drawing fits nowhere on the board")
+    colour = dict(zip("BSTGYR", COLOURS)) | {"x": "gray"}
+    board = {positions[(x + dx, y + dy)]: [colour[letter] for letter in text.rstrip("*")]
+             for (x, y), text in cells.items()}
+    cube_cell = next(positions[(x + dx, y + dy)] for (x, y), text in cells.items() if text.endswith("*"))
+    action = f"cube {NAMES[card]} {cube_cell}"
+    state = state_with(game, boards=[(0, board, (), [{"id": card, "cubes_placed": 0}])])
+    assert state.string_to_action(action) in state.legal_actions()
+    for cell in board:
+        if cell != cube_cell:
+            state = state_with(game, boards=[(0, {**board, cell: []}, (), [{"id": card, "cubes_placed": 0}])])
+            assert action not in [state.action_to_string(a) for a in state.legal_actions()]
+
+
+def test_describe_card_refuses_what_is_not_a_card():
+    with pytest.raises(ValueError, match=r"no Harmonies card 43: ids are 1\.\.42, names .*bear"):
+        describe_card(43)
+    with pytest.raises(ValueError, match="no Harmonies card 'lion'.*spirit-lion"):
+        describe_card("lion")
+    with pytest.raises(TypeError, match="card must be an id or a name, got bool"):
+        describe_card(True)
+
+
+def test_cards_in_play_lists_display_held_cards_and_spirit_choices():
+    game = load(spirits=True)
+    state = game.new_initial_state(seed=4)
+    d = state.to_dict()
+    text = cards_in_play(state)
+    for slot, card in enumerate(d["display"]):
+        assert f"Display {slot}: {describe_card(card)}" in text
+    for p, player in enumerate(d["players"]):
+        for option in player["spirit_options"]:
+            assert f"Player {p} may keep: {describe_card(option)}" in text
+    state.apply_action(state.string_to_action("spirit 1"))
+    state.apply_action(state.string_to_action("card 2"))
+    kept, taken = [c["id"] for c in state.to_dict()["players"][0]["cards"]]
+    text = cards_in_play(state)
+    assert f"Player 0 holds (0 of 1 cubes placed): {describe_card(kept)}" in text
+    assert f"Player 0 holds (0 of {CUBES[taken]} cubes placed): {describe_card(taken)}" in text
+    assert "Player 0 may keep" not in text and "Display 2:" not in text

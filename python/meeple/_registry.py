@@ -93,6 +93,8 @@ class GameSpec:
     params: tuple[Param, ...]
     factory: Callable[..., Any]
     extra: dict = field(default_factory=dict)
+    # What the cards in play ask for and score, for a person at the board (`meeple play`'s `cards`).
+    cards_text: Callable[[Any], str] | None = None
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """Checks `given` and returns every parameter with its value, defaults filled in."""

@@ -307,6 +307,7 @@ class TerminalGame:
         self.actions: list[int] = []
         self.turns: list[int] = []  # len(self.actions) before each of the person's moves, for undo
         self.state = self._replay([])
+        self._cards_text = game_spec(game.name).cards_text
 
     def run(self) -> int:
         print(f"You are {player_name(self.game, self.seat)}. Type 'help' for help.")
@@ -346,9 +347,13 @@ class TerminalGame:
                 raise _Abandon("Game abandoned.", 0)
             if text in ("help", "?"):
                 print(HELP)
+                if self._cards_text is not None:
+                    print("Also: cards (what the cards in play ask for and what they score).")
                 print(legal_moves_text(self.state))
             elif text == "board":
                 self._show()
+            elif text == "cards" and self._cards_text is not None:
+                print(self._cards_text(self.state))
             elif text == "undo":
                 self._undo()
             elif text:

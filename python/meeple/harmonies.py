@@ -17,6 +17,7 @@ from ``meeple/data/harmonies/cards.json`` and are handed to the engine when a ga
 from __future__ import annotations
 
 import json
+import textwrap
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterable, Mapping
@@ -24,7 +25,7 @@ from typing import Any, Iterable, Mapping
 from . import _core
 from ._registry import GameSpec, Param, register
 
-__all__ = ["Game", "State", "PARAMETERS", "score", "card_data"]
+__all__ = ["Game", "State", "PARAMETERS", "score", "card_data", "describe_card", "cards_in_play"]
 
 PARAMETERS = (
     Param("players", 2, "number of players (1 = solo)", low=1, high=4),
@@ -45,8 +46,88 @@ def card_data() -> dict:
     return json.loads(_card_text())
 
 
+# How a pattern cell's stack is drawn: colour letters bottom to top, as on the board drawing
+# (B blue, S gray, T brown, G green, Y yellow, R red); a building is red on one red, brown or gray.
+_PATTERN_STACKS = {"W": "B", "F": "Y", "T1": "G", "T2": "TG", "T3": "TTG", "M1": "S", "M2": "SS", "M3": "SSS",
+                   "B": "xR"}
+
+
+def _card(card: int | str) -> tuple[str, dict]:
+    """(display name, card object) of an animal or spirit card given by id or name."""
+    data = card_data()
+    by_id = {c["id"]: c for c in data["animal_cards"] + data["spirit_cards"]}
+    names = {c["name"]: c for c in data["animal_cards"]}
+    names.update({"spirit-" + c["name"]: c for c in data["spirit_cards"]})
+    if isinstance(card, bool) or not isinstance(card, (int, str)):
+        raise TypeError(f"card must be an id or a name, got {type(card).__name__}")
+    found = by_id.get(card) if isinstance(card, int) else names.get(card)
+    if found is None:
+        raise ValueError(f"no Harmonies card {card!r}: ids are 1..{max(by_id)}, names {', '.join(sorted(names))}")
+    name = found["name"] if found["id"] in {c["id"] for c in data["animal_cards"]} else "spirit-" + found["name"]
+    return name, found
+
+
+def describe_card(card: int | str) -> str:
+    """What a card asks for, drawn as the board is drawn: the pattern's cells with their stacks,
+    ``*`` on the cell that takes the cube (any rotation matches), and what the card scores.
+
+    >>> print(describe_card("bear"))
+    bear (card 14): 2 cubes; scores 5, 11 points with 1, 2 cubes placed
+    [SS  ]
+          [G*  ]
+    [SS  ]
+    """
+    name, found = _card(card)
+    cubes = len(found["points"]) if "points" in found else 1
+    if "points" in found:
+        scoring = f"scores {', '.join(map(str, found['points']))} points with " \
+                  f"{', '.join(map(str, range(1, cubes + 1)))} cube{'s' if cubes > 1 else ''} placed"
+    else:
+        scoring = found["scoring_text"]
+    header = f"{name} (card {found['id']}): {cubes} cube{'s' if cubes > 1 else ''}; {scoring}"
+    lines = []
+    # Axial (q, r) to the board's odd-q offset (col, row), the columns shifted by an even number
+    # so that the drawing starts at column 0 or 1 and keeps the board's stagger.
+    cells = {}
+    for cell in found["pattern"]:
+        col, r = cell["q"], cell["r"]
+        cells[(col, r + (col - (col & 1)) // 2)] = _PATTERN_STACKS[cell["stack"]] + ("*" if cell.get("cube") else "")
+    shift = min(col for col, _ in cells) & ~1
+    first_row = min(row for _, row in cells)
+    width = max(col for col, _ in cells) - shift + 1
+    for row in range(first_row, max(row for _, row in cells) + 1):
+        for parity in (0, 1):  # the even columns of the row, then the odd ones half a cell lower
+            text = "".join(f"[{cells[(shift + c, row)]:<4}]" if c % 2 == parity and (shift + c, row) in cells
+                           else " " * 6 for c in range(width)).rstrip()
+            if text:
+                lines.append(text)
+    lines = textwrap.dedent("\n".join(lines)).splitlines()  # a blank first column kept the stagger
+    if any(cell["stack"] == "B" for cell in found["pattern"]):
+        lines.append("xR: a building, red on one red, brown or gray token")
+    return "\n".join([header, *lines])
+
+
 def _make(**params):
     return _core.HarmoniesGame(cards=_card_text(), **params)
+
+
+def cards_in_play(state: Any) -> str:
+    """`describe_card` of every card on the display and every unfinished card the players hold
+    (with the cubes already placed), then the spirits dealt and not yet chosen."""
+    d = state.to_dict()
+    parts = []
+    for slot, card in enumerate(d["display"]):
+        if card is not None:
+            parts.append(f"Display {slot}: {describe_card(card)}")
+    for p, player in enumerate(d["players"]):
+        for held in player["cards"]:
+            cubes = len(_card(held["id"])[1].get("points", [0]))
+            if held["cubes_placed"] < cubes:
+                parts.append(f"Player {p} holds ({held['cubes_placed']} of {cubes} cubes placed): "
+                             f"{describe_card(held['id'])}")
+        for option in player["spirit_options"]:
+            parts.append(f"Player {p} may keep: {describe_card(option)}")
+    return "\n\n".join(parts) if parts else "No cards in play."
 
 
 register(GameSpec(
@@ -54,6 +135,7 @@ register(GameSpec(
     description="Harmonies: build landscapes and habitats on a hex board (1-4 players)",
     params=PARAMETERS,
     factory=_make,
+    cards_text=cards_in_play,
 ))
 
 Game: type = _core.HarmoniesGame
