@@ -1,8 +1,8 @@
 """Alpha-beta search written against the meeple protocol, as a bot for `meeple play`/`selfplay`.
 
-Negamax with alpha-beta pruning over `clone()` / `apply_action()`, for any two-player game without
-chance; the evaluation is Abacuachego's store difference (from `to_dict()`), the search's own
-choice for other games is left to you. Run it against the random bot and the C++ MCTS bot:
+Negamax with alpha-beta pruning over `child()` (clone and apply in one call), for any two-player
+game without chance; the evaluation is Abacuachego's store difference (from `to_dict()`), the
+search's own choice for other games is left to you. Run it against the random bot and the C++ MCTS bot:
 
     python examples/alpha_beta.py --depth 4 --games 10
 
@@ -31,8 +31,7 @@ def store_difference(state: meeple.State, player: int) -> float:
 
 def child_value(state: meeple.State, action: int, player: int, depth: int, alpha: float, beta: float) -> float:
     """The value for `player` (to move in `state`) of playing `action`, searched `depth` plies on."""
-    child = state.clone()
-    child.apply_action(action)
+    child = state.child(action)
     if child.is_terminal() or depth == 0:
         return store_difference(child, player)
     # Abacuachego has no extra turns, but a game could give the mover another move: ask who moves

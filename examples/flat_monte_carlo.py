@@ -29,8 +29,7 @@ def rollout_values(state: meeple.State, rollouts: int, seed: int = 0, threads: i
     returns = np.zeros(len(vec))
     pending = np.ones(len(vec), dtype=bool)  # slots whose loaded game has not ended yet
     for k, action in enumerate(actions):
-        child = state.clone()
-        child.apply_action(action)
+        child = state.child(action)
         for slot in range(k * rollouts, (k + 1) * rollouts):
             if child.is_terminal():  # nothing to play: the result is known
                 returns[slot], pending[slot] = child.returns()[player], False

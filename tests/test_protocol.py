@@ -291,6 +291,31 @@ def test_clone_independence(case):
                 kept.append((state.clone(), d))
 
 
+@pytest.mark.parametrize("implementation", ["engine", "reference"])
+def test_child_is_clone_then_apply(case, implementation):
+    """`state.child(a)` (OpenSpiel's name) is the state after `a`, leaving `state` as it was; an
+    illegal action raises ValueError as apply_action does, and nothing changes."""
+    game = case.load() if implementation == "engine" else case.load_reference()
+    for seed in range(3):
+        rng = random.Random(seed)
+        for ply, state in enumerate(random_game(game, seed)):
+            if ply % 7 or state.is_terminal():
+                continue
+            d = state.to_dict()
+            for action in rng.sample(list(state.legal_actions()), min(3, len(state.legal_actions()))):
+                child = state.child(action)
+                expected = state.clone()
+                expected.apply_action(action)
+                assert child.to_dict() == expected.to_dict() and child is not state
+                assert child.current_player() == expected.current_player()
+                assert state.to_dict() == d
+                if implementation == "engine":
+                    assert type(child) is type(state) and child == expected
+            with pytest.raises(ValueError, match="illegal (action|chance outcome) -1"):
+                state.child(-1)
+            assert state.to_dict() == d
+
+
 def test_equality_includes_parameters():
     a = meeple.load("abacuachego").new_initial_state()
     b = meeple.load("abacuachego", parity="pit").new_initial_state()

@@ -419,6 +419,19 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
           },
           py::arg("action"))
       .def("clone", [](const S& s) { return S{s.game, s.state}; })
+      .def(
+          "child",
+          [](const S& s, py::handle action) {
+            const long a = to_action_number(action);
+            if (a < 0 || a > INT32_MAX || !is_legal_anywhere(*s.game, s.state, static_cast<Action>(a)))
+              throw py::value_error(illegal_action_message<G, Traits>(*s.game, s.state, action));
+            S next{s.game, s.state};
+            s.game->apply_action(next.state, static_cast<Action>(a));
+            return next;
+          },
+          py::arg("action"),
+          "A new state: this one after `action` (clone + apply_action in one call); this one is "
+          "unchanged. An illegal action raises ValueError.")
       .def("__copy__", [](const S& s) { return S{s.game, s.state}; })
       .def("__deepcopy__", [](const S& s, py::dict) { return S{s.game, s.state}; })
       .def("returns",

@@ -31,6 +31,8 @@ class State(Protocol):
     def apply_action(self, action: int) -> None:
         """Plays `action`; an illegal one raises ValueError and changes nothing."""
     def clone(self) -> State: ...
+    def child(self, action: int) -> State:
+        """A new state: this one after `action` (this one unchanged); illegal: ValueError."""
     def is_terminal(self) -> bool: ...
     def returns(self) -> npt.NDArray[np.float64]:
         """One value per player; all 0 before the end."""

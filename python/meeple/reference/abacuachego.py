@@ -375,6 +375,12 @@ class AbacuachegoState:
         return AbacuachegoState(self._game, [list(row) for row in self._pits], list(self._stores),
                                 self._player, self._ply)
 
+    def child(self, action):
+        """A new state: this one after `action`; this one is unchanged."""
+        other = self.clone()
+        other.apply_action(action)
+        return other
+
     # ----------------------------------------------------------------- protocol: playing
 
     def apply_action(self, action):

@@ -980,6 +980,12 @@ class HarmoniesState:
         other._pending_spirits = list(self._pending_spirits)
         return other
 
+    def child(self, action):
+        """A new state: this one after `action`; this one is unchanged."""
+        other = self.clone()
+        other.apply_action(action)
+        return other
+
     __copy__ = clone
 
     def __deepcopy__(self, memo):

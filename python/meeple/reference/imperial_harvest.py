@@ -1009,6 +1009,12 @@ class ImperialHarvestState:
         other._act = self._act.copy()
         return other
 
+    def child(self, action):
+        """A new state: this one after `action`; this one is unchanged."""
+        other = self.clone()
+        other.apply_action(action)
+        return other
+
     # ----------------------------------------------------------------- geometry (points 9-15)
 
     def _water(self, cell):
