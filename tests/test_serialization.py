@@ -182,6 +182,7 @@ def test_reference_from_json_rejects_other_documents():
     for bad in ["", "[]", "{", json.dumps({**good, "schema": "meeple-state/2"}),
                 json.dumps({**good, "extra": 1}), json.dumps({**good, "state": []}),
                 json.dumps({**good, "parameters": [1]}), json.dumps({**good, "state": {"pits": 3}}),
+                json.dumps({**good, "parameters": {"name": None}}),  # once a TypeError (Hypothesis)
                 b"\xff", "[" * 100_000 + "]" * 100_000]:
         with pytest.raises(ValueError):
             reference_game.from_json(bad)

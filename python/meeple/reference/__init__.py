@@ -20,7 +20,7 @@ def list_games():
     return sorted(_GAMES)
 
 
-def load(name, **params):
+def load(name, /, **params):
     """The reference Game `name` with the given parameters (ValueError if unknown or bad)."""
     if name not in _GAMES:
         raise ValueError(f"unknown game {name!r}; reference games: {', '.join(list_games())}")
