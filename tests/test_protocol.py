@@ -7,6 +7,7 @@ table (zero-sum, bounds of the returns, pinned perft counts).
 from __future__ import annotations
 
 import copy
+import json
 import math
 import pickle
 import random
@@ -314,6 +315,39 @@ def test_child_is_clone_then_apply(case, implementation):
             with pytest.raises(ValueError, match="illegal (action|chance outcome) -1"):
                 state.child(-1)
             assert state.to_dict() == d
+
+
+@pytest.mark.parametrize("implementation", ["engine", "reference"])
+def test_transposition_key_is_equal_exactly_for_equal_states(case, implementation):
+    """Over the states of random games: the key is an int of 64 bits, equal states (same
+    `to_dict()`) share it and different ones do not collide; copies, pickles and documents keep it."""
+    game = case.load() if implementation == "engine" else case.load_reference()
+    key_of: dict[str, int] = {}
+    for seed in range(case.entry.protocol_games // 2):
+        for ply, state in enumerate(random_game(game, seed)):
+            key, d = state.transposition_key(), json.dumps(state.to_dict(), sort_keys=True)
+            assert isinstance(key, int) and 0 <= key < 2 ** 64
+            assert key_of.setdefault(d, key) == key
+            if ply % 10 == 0:
+                assert state.clone().transposition_key() == key
+                assert game.from_json(state.to_json()).transposition_key() == key
+                assert pickle.loads(pickle.dumps(state)).transposition_key() == key
+                assert game.state_from_dict(state.to_dict()).transposition_key() == key
+    assert len(set(key_of.values())) == len(key_of), "two different states share a key"
+
+
+def test_transposition_key_meets_at_a_transposition():
+    """Harmonies: two tokens placed in either order give the same state, so the same key."""
+    for game in (meeple.load("harmonies"), meeple.reference.load("harmonies")):
+        state = game.new_initial_state(seed=3)
+        state.apply_action(state.string_to_action("take 0"))
+        x, y = state.to_dict()["hand"][:2]
+        one = state.child(state.string_to_action(f"place {x} 0,0"))
+        one = one.child(one.string_to_action(f"place {y} 2,2"))
+        other = state.child(state.string_to_action(f"place {y} 2,2"))
+        other = other.child(other.string_to_action(f"place {x} 0,0"))
+        assert one.to_dict() == other.to_dict() and one.transposition_key() == other.transposition_key()
+        assert one.transposition_key() != state.transposition_key()
 
 
 def test_equality_includes_parameters():

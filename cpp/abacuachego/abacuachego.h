@@ -60,6 +60,7 @@ struct State {
   std::array<uint16_t, 2> stores{};
   uint16_t ply = 0;
   int8_t player = 0;  // player to move, or kTerminalPlayer
+  uint8_t unused = 0;  // always 0: no padding, so the bytes are the value (state_key)
 
   bool operator==(const State&) const = default;
 };

@@ -432,6 +432,9 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
           py::arg("action"),
           "A new state: this one after `action` (clone + apply_action in one call); this one is "
           "unchanged. An illegal action raises ValueError.")
+      .def("transposition_key", [](const S& s) { return state_key(s.state); },
+           "A 64-bit int that equal states of this game share, for transposition tables (other "
+           "states collide with probability about 2^-64).")
       .def("__copy__", [](const S& s) { return S{s.game, s.state}; })
       .def("__deepcopy__", [](const S& s, py::dict) { return S{s.game, s.state}; })
       .def("returns",

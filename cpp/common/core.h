@@ -92,6 +92,29 @@ struct Rng {
   constexpr double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 };
 
+// A 64-bit key of a state for transposition tables: equal states have equal keys (different
+// states collide with probability about 2^-64). It mixes the state's bytes, which is exact only
+// because every state type has no padding: each byte belongs to a member that operator==
+// compares (checked here at compile time).
+template <class State>
+uint64_t state_key(const State& s) {
+  static_assert(std::has_unique_object_representations_v<State>,
+                "a state with padding bytes: add explicit zero members so that its bytes are its value");
+  static_assert(std::is_trivially_copyable_v<State>);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&s);
+  uint64_t h = 0x243F6A8885A308D3ull ^ sizeof(State);
+  size_t i = 0;
+  for (; i + 8 <= sizeof(State); i += 8) {
+    uint64_t word;
+    __builtin_memcpy(&word, bytes + i, 8);
+    h = (h ^ word) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+  }
+  for (; i < sizeof(State); ++i) h = (h ^ bytes[i]) * 0x100000001B3ull;
+  Rng mixer(h);  // a final avalanche: every byte reaches every bit of the key
+  return mixer.next();
+}
+
 // An independent, reproducible seed for item `index` of a batch seeded by `seed`.
 constexpr uint64_t derive_seed(uint64_t seed, uint64_t index) {
   Rng mixer(seed ^ (index * 0xD1B54A32D192ED03ull));

@@ -258,11 +258,12 @@ struct PlayerState {
   // uses a code the placement changed.
   std::array<uint32_t, kMaxHeld> targets{};
   uint16_t spirits_done = 0;             // finished (cube placed) spirit, bit id-33
+  uint16_t turns = 0;                    // turns ended
   std::array<uint8_t, kMaxHeld> card{};   // unfinished card ids in the order taken (spirit first)
   std::array<uint8_t, kMaxHeld> placed{};  // cubes placed from each
   uint8_t held = 0;                        // number of unfinished cards
   std::array<uint8_t, 2> spirit_options{};  // dealt, not yet chosen (0 = none)
-  uint16_t turns = 0;                        // turns ended
+  uint8_t unused = 0;  // always 0: no padding, so the bytes are the value (state_key)
 
   uint32_t occupied() const {
     uint32_t o = 0;
@@ -289,10 +290,10 @@ struct State {
   Rng rng;
   std::array<Tokens, kMaxSpaces> central{};  // colour counts per space
   std::array<uint8_t, 8> display{};          // card id per slot, 0 = empty (slots 5..7 unused)
-  std::array<uint8_t, kColours> pouch{};
   Tokens hand{};
-  uint32_t deck = 0;          // animal ids left, bit id-1
+  std::array<uint8_t, kColours> pouch{};
   uint16_t spirit_deck = 0;   // spirit ids not dealt, bit id-33
+  uint32_t deck = 0;          // animal ids left, bit id-1
   uint16_t move_number = 0;
   uint8_t turn_player = 0;
   bool took_tokens = false;   // stays set until the next player's turn begins (point 17f)
@@ -302,14 +303,9 @@ struct State {
   uint8_t pending_spaces = 0;   // chance work left (point "State dict"): spaces, in index order,
   uint8_t pending_slots = 0;    // then display slots, in index order,
   uint8_t pending_spirits = 0;  // then this many spirit deals (the last ones of 0,0,1,1,...)
+  std::array<uint8_t, 2> unused{};  // always 0: no padding, so the bytes are the value (state_key)
 
-  bool operator==(const State& o) const {
-    return players == o.players && rng.state == o.rng.state && central == o.central && display == o.display &&
-           pouch == o.pouch && hand == o.hand && deck == o.deck && spirit_deck == o.spirit_deck &&
-           move_number == o.move_number && turn_player == o.turn_player && took_tokens == o.took_tokens &&
-           took_card == o.took_card && end_triggered == o.end_triggered && over == o.over &&
-           pending_spaces == o.pending_spaces && pending_slots == o.pending_slots && pending_spirits == o.pending_spirits;
-  }
+  bool operator==(const State&) const = default;
 };
 
 struct Score {

@@ -234,6 +234,7 @@ struct Activation {
   uint8_t free_moves = 0;
   uint8_t gaze = 0;      // Basilisk tokens whose Petrifying Gaze applied (bit per token)
   uint8_t puppet = kNone;  // phase puppet: the puppet token
+  std::array<uint8_t, 5> unused{};  // always 0: no padding, so the bytes are the value (state_key)
   bool operator==(const Activation&) const = default;
 };
 

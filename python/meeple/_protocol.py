@@ -31,6 +31,8 @@ class State(Protocol):
     def apply_action(self, action: int) -> None:
         """Plays `action`; an illegal one raises ValueError and changes nothing."""
     def clone(self) -> State: ...
+    def transposition_key(self) -> int:
+        """A 64-bit int that equal states share, for transposition tables."""
     def child(self, action: int) -> State:
         """A new state: this one after `action` (this one unchanged); illegal: ValueError."""
     def is_terminal(self) -> bool: ...

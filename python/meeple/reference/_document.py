@@ -3,6 +3,7 @@
 `meeple.from_json(reference_state.to_json())` is the engine's state, and
 `reference_game.from_json(engine_state.to_json())` the reference's."""
 
+import hashlib
 import json
 
 from . import load
@@ -16,6 +17,12 @@ def to_json(state, indent=None):
     document = {"schema": SCHEMA, "game": game.name, "parameters": game.parameters(),
                 "state": state.to_dict()}
     return json.dumps(document, indent=indent)
+
+
+def transposition_key(state):
+    """A 64-bit int that equal positions share: a hash of the state dict (its keys sorted)."""
+    text = json.dumps(state.to_dict(), sort_keys=True)
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
 
 
 def from_json(game, text):

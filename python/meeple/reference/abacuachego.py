@@ -359,6 +359,10 @@ class AbacuachegoState:
                              f"(expected a pit 1..{self._game.n} followed by cw or ccw, e.g. '3cw')")
         return 2 * (int(m.group(1)) - 1) + DIRECTION_NAMES.index(m.group(2))
 
+    def transposition_key(self):
+        """A 64-bit int that equal positions share (for transposition tables); not the engine's."""
+        return _document.transposition_key(self)
+
     def to_json(self, indent=None):
         """The state as the engine's versioned JSON document (docs/serialization.md)."""
         return _document.to_json(self, indent)

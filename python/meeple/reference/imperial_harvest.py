@@ -2234,6 +2234,10 @@ class ImperialHarvestState:
 
     # ----------------------------------------------------------------- state dict
 
+    def transposition_key(self):
+        """A 64-bit int that equal positions share (for transposition tables); not the engine's."""
+        return _document.transposition_key(self)
+
     def to_json(self, indent=None):
         """The state as the engine's versioned JSON document (docs/serialization.md)."""
         return _document.to_json(self, indent)
