@@ -251,6 +251,10 @@ struct FastStateMethods {
     S* s = state_of(self);
     return s ? PyLong_FromLong(s->game->move_number(s->state)) : nullptr;
   }
+  static PyObject* transposition_key(PyObject* self, PyObject*) {
+    S* s = state_of(self);
+    return s ? PyLong_FromUnsignedLongLong(state_key(s->state)) : nullptr;
+  }
   static PyObject* legal_actions(PyObject* self, PyObject*) {
     S* s = state_of(self);
     if (!s) return nullptr;
@@ -286,6 +290,9 @@ struct FastStateMethods {
         {"is_terminal", is_terminal, METH_NOARGS, "True once the game is over."},
         {"is_chance_node", is_chance_node, METH_NOARGS, "True at a chance node."},
         {"move_number", move_number, METH_NOARGS, "Actions applied so far (chance included)."},
+        {"transposition_key", transposition_key, METH_NOARGS,
+         "A 64-bit int that equal states of this game share, for transposition tables (other "
+         "states collide with probability about 2^-64)."},
         {"legal_actions", legal_actions, METH_NOARGS,
          "Legal actions (chance outcomes at a chance node), sorted numpy int32."},
         {"apply_action", apply_action, METH_O,
@@ -432,9 +439,7 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
           py::arg("action"),
           "A new state: this one after `action` (clone + apply_action in one call); this one is "
           "unchanged. An illegal action raises ValueError.")
-      .def("transposition_key", [](const S& s) { return state_key(s.state); },
-           "A 64-bit int that equal states of this game share, for transposition tables (other "
-           "states collide with probability about 2^-64).")
+      .def("transposition_key", [](const S& s) { return state_key(s.state); })
       .def("__copy__", [](const S& s) { return S{s.game, s.state}; })
       .def("__deepcopy__", [](const S& s, py::dict) { return S{s.game, s.state}; })
       .def("returns",
