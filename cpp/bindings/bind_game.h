@@ -283,6 +283,26 @@ struct FastStateMethods {
     });
   }
 
+  // A new Python state holding `next` (pybind11 makes the object; only the call is plain).
+  static PyObject* new_state(S&& next) { return py::cast(std::move(next)).release().ptr(); }
+  static PyObject* clone(PyObject* self, PyObject*) {
+    S* s = state_of(self);
+    if (!s) return nullptr;
+    return guarded([&]() -> PyObject* { return new_state(S{s->game, s->state}); });
+  }
+  static PyObject* child(PyObject* self, PyObject* action) {
+    S* s = state_of(self);
+    if (!s) return nullptr;
+    return guarded([&]() -> PyObject* {
+      const long a = to_action_number(action);
+      if (a < 0 || a > INT32_MAX || !is_legal_anywhere(*s->game, s->state, static_cast<Action>(a)))
+        throw py::value_error(illegal_action_message<G, Traits>(*s->game, s->state, action));
+      S next{s->game, s->state};
+      s->game->apply_action(next.state, static_cast<Action>(a));
+      return new_state(std::move(next));
+    });
+  }
+
   static void install(PyTypeObject* type) {
     static PyMethodDef methods[] = {
         {"current_player", current_player, METH_NOARGS,
@@ -297,6 +317,10 @@ struct FastStateMethods {
          "Legal actions (chance outcomes at a chance node), sorted numpy int32."},
         {"apply_action", apply_action, METH_O,
          "Plays an action; an illegal one raises ValueError and changes nothing."},
+        {"clone", clone, METH_NOARGS, "An independent copy."},
+        {"child", child, METH_O,
+         "A new state: this one after `action` (clone + apply_action in one call); this one is "
+         "unchanged. An illegal action raises ValueError."},
         {nullptr, nullptr, 0, nullptr}};
     for (PyMethodDef* m = methods; m->ml_name; ++m) {
       py::object descr = py::reinterpret_steal<py::object>(PyDescr_NewMethod(type, m));
@@ -436,9 +460,7 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
             s.game->apply_action(next.state, static_cast<Action>(a));
             return next;
           },
-          py::arg("action"),
-          "A new state: this one after `action` (clone + apply_action in one call); this one is "
-          "unchanged. An illegal action raises ValueError.")
+          py::arg("action"))
       .def("transposition_key", [](const S& s) { return state_key(s.state); })
       .def("__copy__", [](const S& s) { return S{s.game, s.state}; })
       .def("__deepcopy__", [](const S& s, py::dict) { return S{s.game, s.state}; })
