@@ -10,7 +10,7 @@ import pickle
 import meeple
 import pytest
 from meeple._registry import parse_game_string
-from meeple.imperial_harvest import Board, data
+from meeple.imperial_harvest import Board, action_word, cards_in_play, data, describe_character
 
 CUSTOM = "monk,regent,imperial_bard/barbarian,hound,nymph"
 
@@ -163,3 +163,73 @@ def test_setups_round_trip_through_json_and_game_strings(params):
     assert meeple.load(text) == game
     state = game.new_initial_state()
     assert meeple.from_json(state.to_json()) == state
+
+
+# --- the cards as a player reads them (meeple play's `cards`) ------------------------------------
+
+CORE_WORDS = {"activate", "bridge", "camp", "deposit", "discard", "draft", "end", "face", "forfeit", "hydra",
+              "move", "pass", "place", "pluck", "respawn", "rest"}
+
+
+def test_action_words_are_the_engines():
+    """Every active ability's word is a word the engine writes, and every word the engine writes
+    for an ability belongs to one."""
+    game = meeple.load("imperial_harvest", teams="draft", setup="interactive")
+    state = game.new_initial_state(seed=1)
+    engine_words = {state.action_to_string(a).split()[0] for a in range(game.num_distinct_actions())}
+    ability_words = {action_word(a) for a in data("characters")["abilities"]} - {None}
+    assert ability_words == engine_words - CORE_WORDS
+    assert action_word("agility") is None and action_word("changeling") is None
+    with pytest.raises(ValueError, match="unknown ability 'axe'; abilities: chop, battle_axe"):
+        action_word("axe")
+
+
+def test_describe_character_reads_the_table_on_each_side():
+    table = data("characters")
+    for card in table["characters"]:
+        if card["id"] == "barbarian":
+            card["advanced"] = {"ap": 4, "strawberry": {"bonus_ap": 2}}
+    table["abilities"]["battle_axe"]["advanced"] = {"ap": 2}
+    basic = describe_character("barbarian", "basic", table)
+    advanced = describe_character("barbarian", "advanced", table)
+    assert basic.splitlines()[0].endswith(": 3 AP, 2 item slots, strawberry bonus +1 AP")
+    assert "  Battle Axe: 1 AP, attack; action 'axe'" in basic.splitlines()
+    assert advanced.splitlines()[0].endswith("; advanced side): 4 AP, 2 item slots, strawberry bonus +2 AP")
+    assert "  Battle Axe: 2 AP, attack; action 'axe'" in advanced.splitlines()
+    assert "  Throwing Axe: 1 AP, attack, once per activation; action 'throw'" in advanced.splitlines()
+    # What the description says is what the engine plays: the Barbarian activates with one AP
+    # more on the advanced side (4 against 3; an allied Bard's Ballad may add the same to both).
+    activation_ap = {}
+    for sides in ("basic", "basic/advanced"):
+        state = meeple.load("imperial_harvest", characters=table, sides=sides).new_initial_state()
+        state.apply_action(state.string_to_action("rest bard"))
+        while state.current_player() == 0:  # the Imperial turn, the same in both games
+            state.apply_action(state.legal_actions()[0])
+        state.apply_action(state.string_to_action("rest sorceress"))
+        state.apply_action(state.string_to_action("activate barbarian"))
+        activation_ap[sides] = state.to_dict()["activation"]["ap"]
+    assert activation_ap["basic/advanced"] - activation_ap["basic"] == 4 - 3
+    assert f"raiders: {advanced}" in cards_in_play(state) and f"imperial: {describe_character('monk', 'basic', table)}" \
+        in cards_in_play(state)
+    for bad, message in [(("hero",), "unknown character 'hero'; known: barbarian"),
+                         (("monk", "gold"), "side must be 'basic' or 'advanced', got 'gold'")]:
+        with pytest.raises(ValueError, match=message):
+            describe_character(*bad)
+
+
+def test_cards_in_play_shows_the_teams_and_the_draft_pool():
+    state = meeple.load("imperial_harvest").new_initial_state()
+    text = cards_in_play(state)
+    for team, ids in data("characters")["first_game_teams"].items():
+        for character in ids:
+            assert f"{team}: {describe_character(character)}" in text
+    assert text.count("uses left: 3") == 2  # Monk (plant) and Barbarian (chop)
+    assert "draft" not in text
+    state = meeple.load("imperial_harvest", teams="draft").new_initial_state(seed=2)
+    pool = [c["id"] for c in data("characters")["characters"]]
+    assert cards_in_play(state).count("not drafted yet") == 6
+    assert all(describe_character(c) in cards_in_play(state) for c in pool)
+    state.apply_action(state.string_to_action("draft nymph"))
+    text = cards_in_play(state)
+    assert text.count("not drafted yet") == 5 and f"imperial: {describe_character('nymph')}" in text
+    assert text.count(describe_character("nymph")) == 1  # no longer in the pool

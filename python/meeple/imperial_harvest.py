@@ -27,7 +27,7 @@ from . import _core
 from ._registry import GameSpec, Param, register
 from .imperial_harvest_board import Board  # reads data() from this module lazily
 
-__all__ = ["Game", "State", "PARAMETERS", "Board", "data"]
+__all__ = ["Game", "State", "PARAMETERS", "Board", "data", "describe_character", "cards_in_play", "action_word"]
 
 BOARDS = ("standard", "symmetric", "random")
 SIDES = ("basic", "advanced")
@@ -191,11 +191,109 @@ def _make(**params):
                                      parameters=dict(params), random_boards=random_boards)
 
 
+# The action word of each active ability whose word is not its own name (docs/rules/
+# imperial-harvest.md, "Active, with action ids"); Changeling has none (it borrows).
+_ACTION_WORDS = {"battle_axe": "axe", "throwing_axe": "throw", "shadow_walk": "shadow", "compulsion": "compel",
+                 "wolf_form": "wolf", "dragon_pounce": "pounce", "master_of_the_labyrinth": "flip",
+                 "alluring_gaze": "lure", "ventriloquism": "vent", "arcane_puppetry": "puppet"}
+_NO_ACTION = {"changeling"}
+TEAMS = ("imperial", "raiders")
+
+
+def action_word(ability: str) -> str | None:
+    """The first word of the actions that use `ability` (e.g. 'axe' for battle_axe); None for a
+    passive ability and for Changeling, which borrows another's."""
+    table = data("characters")["abilities"]
+    if ability not in table:
+        raise ValueError(f"unknown ability {ability!r}; abilities: {', '.join(table)}")
+    if table[ability].get("passive") or ability in _NO_ACTION:
+        return None
+    return _ACTION_WORDS.get(ability, ability)
+
+
+def _title(key: str) -> str:
+    return " ".join(w if w in ("of", "the") else w.capitalize() for w in key.split("_"))
+
+
+def _on_side(entry: dict, side: str) -> dict:
+    """An entry's numbers on `side`: the "advanced" object overrides the basic keys (point 35)."""
+    numbers = {k: v for k, v in entry.items() if k != "advanced"}
+    return {**numbers, **entry.get("advanced", {})} if side == "advanced" else numbers
+
+
+def describe_character(character: str, side: str = "basic", characters: dict | None = None) -> str:
+    """A character card as a player reads it: faction, archetype and numbers on `side`, then each
+    ability with its cost and limits and the action word that plays it (from `characters`, the
+    game's card table; default the shipped characters.json). The rules of each ability are in
+    docs/rules/imperial-harvest.md (points 28-57).
+
+    >>> print(describe_character("barbarian"))
+    Barbarian (barbarian; raiders, warrior; basic side): 3 AP, 2 item slots, strawberry bonus +1 AP
+      Chop: 0 AP, 3 uses per game; action 'chop'
+      Battle Axe: 1 AP, attack; action 'axe'
+      Throwing Axe: 1 AP, attack, once per activation; action 'throw'
+    """
+    table = characters if characters is not None else data("characters")
+    cards = {c["id"]: c for c in table["characters"]}
+    if character not in cards:
+        raise ValueError(f"unknown character {character!r}; known: {', '.join(cards)}")
+    if side not in ("basic", "advanced"):
+        raise ValueError(f"side must be 'basic' or 'advanced', got {side!r}")
+    card = cards[character]
+    numbers = {**table["defaults"], **_on_side({k: v for k, v in card.items()
+                                                 if k in ("ap", "item_slots", "strawberry", "advanced")}, side)}
+    lines = [f"{card['name']} ({card['id']}; {card['faction']}, {card['archetype']}; {side} side): "
+             f"{numbers['ap']} AP, {numbers['item_slots']} item slots, "
+             f"strawberry bonus +{numbers['strawberry']['bonus_ap']} AP"]
+    for ability in card["abilities"]:
+        rules = _on_side(table["abilities"][ability], side)
+        ap = rules.get("ap")
+        parts = ["passive"] if rules.get("passive") else [f"AP {ap}" if isinstance(ap, str) and not ap[:1].isdigit()
+                                                          else f"{ap} AP"]
+        if rules.get("attack"):
+            parts.append("attack")
+        per = rules.get("per_activation")
+        if per:
+            parts.append("once per activation" if per == 1 else f"{per} times per activation")
+        if rules.get("uses_per_game") is not None:
+            parts.append(f"{rules['uses_per_game']} uses per game")
+        parts += [f"{key.replace('_', ' ')} {value}" for key, value in rules.items()
+                  if key not in ("passive", "ap", "attack", "per_activation", "uses_per_game")]
+        word = action_word(ability)
+        lines.append(f"  {_title(ability)}: {', '.join(parts)}" + (f"; action '{word}'" if word else ""))
+    return "\n".join(lines)
+
+
+def cards_in_play(state) -> str:
+    """`describe_character` of each team's characters on its card side (with per-game uses left),
+    and, during a draft, of the characters still to draft."""
+    d = state.to_dict()
+    parameters = state.game.parameters()
+    table = parameters["characters"] if parameters["characters"] is not None else data("characters")
+    sides = parameters["sides"].split("/") * (1 if "/" in parameters["sides"] else 2)
+    parts, drafted = [], set()
+    for token, character in enumerate(d["characters"]):
+        team = token // 3
+        if character["id"] is None:
+            parts.append(f"{TEAMS[team]} slot {token % 3}: not drafted yet")
+            continue
+        drafted.add(character["id"])
+        uses = "" if character["uses_left"] is None else f"\n  uses left: {character['uses_left']}"
+        parts.append(f"{TEAMS[team]}: {describe_character(character['id'], sides[team], table)}{uses}")
+    if len(drafted) < len(d["characters"]):
+        pool = [c["id"] for c in table["characters"] if c["id"] not in drafted]
+        side = sides[0] if sides[0] == sides[1] else "basic"
+        parts.append(f"Still to draft (shown on the {side} side):\n\n"
+                     + "\n\n".join(describe_character(c, side, table) for c in pool))
+    return "\n\n".join(parts)
+
+
 register(GameSpec(
     name="imperial_harvest",
     description="Imperial Harvest: two teams of three gather strawberries in a hedged garden (2 players)",
     params=PARAMETERS,
     factory=_make,
+    cards_text=cards_in_play,
 ))
 
 Game: type = _core.ImperialHarvestGame
