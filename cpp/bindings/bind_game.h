@@ -131,6 +131,16 @@ std::string illegal_action_message(const G& game, const typename G::State& s,
   return out.str();
 }
 
+// `given` as an action of `s` (a chance outcome at a chance node); ValueError naming the legal
+// ones if it is not one, before anything is changed.
+template <GameEngine G, class Traits>
+Action checked_action(const G& game, const typename G::State& s, const py::handle& given) {
+  const long a = to_action_number(given);
+  if (a < 0 || a > INT32_MAX || !is_legal_anywhere(game, s, static_cast<Action>(a)))
+    throw py::value_error(illegal_action_message<G, Traits>(game, s, given));
+  return static_cast<Action>(a);
+}
+
 template <GameEngine G, class Traits>
 void check_player(const G& game, int player) {
   if (player < 0 || player >= game.num_players())
@@ -197,7 +207,8 @@ int64_t interleaved_playouts(const G& game, int64_t n, int64_t rounds, uint64_t 
 // The per-move calls of a Python search loop (current_player, is_terminal, legal_actions,
 // apply_action, ...) as plain CPython methods: pybind11's generic dispatcher costs more than the
 // game logic behind these calls. Same behaviour and errors as the pybind11 definitions they
-// replace; everything else about the class stays pybind11.
+// replace (child and transposition_key are defined here only); everything else about the class
+// stays pybind11.
 template <GameEngine G, class Traits>
 struct FastStateMethods {
   using S = PyState<G>;
@@ -275,10 +286,7 @@ struct FastStateMethods {
     S* s = state_of(self);
     if (!s) return nullptr;
     return guarded([&]() -> PyObject* {
-      const long a = to_action_number(action);
-      if (a < 0 || a > INT32_MAX || !is_legal_anywhere(*s->game, s->state, static_cast<Action>(a)))
-        throw py::value_error(illegal_action_message<G, Traits>(*s->game, s->state, action));
-      s->game->apply_action(s->state, static_cast<Action>(a));
+      s->game->apply_action(s->state, checked_action<G, Traits>(*s->game, s->state, action));
       Py_RETURN_NONE;
     });
   }
@@ -294,11 +302,9 @@ struct FastStateMethods {
     S* s = state_of(self);
     if (!s) return nullptr;
     return guarded([&]() -> PyObject* {
-      const long a = to_action_number(action);
-      if (a < 0 || a > INT32_MAX || !is_legal_anywhere(*s->game, s->state, static_cast<Action>(a)))
-        throw py::value_error(illegal_action_message<G, Traits>(*s->game, s->state, action));
+      const Action a = checked_action<G, Traits>(*s->game, s->state, action);
       S next{s->game, s->state};
-      s->game->apply_action(next.state, static_cast<Action>(a));
+      s->game->apply_action(next.state, a);
       return new_state(std::move(next));
     });
   }
@@ -443,25 +449,10 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
       .def(
           "apply_action",
           [](S& s, py::handle action) {
-            const long a = to_action_number(action);
-            if (a < 0 || a > INT32_MAX || !is_legal_anywhere(*s.game, s.state, static_cast<Action>(a)))
-              throw py::value_error(illegal_action_message<G, Traits>(*s.game, s.state, action));
-            s.game->apply_action(s.state, static_cast<Action>(a));
+            s.game->apply_action(s.state, checked_action<G, Traits>(*s.game, s.state, action));
           },
           py::arg("action"))
       .def("clone", [](const S& s) { return S{s.game, s.state}; })
-      .def(
-          "child",
-          [](const S& s, py::handle action) {
-            const long a = to_action_number(action);
-            if (a < 0 || a > INT32_MAX || !is_legal_anywhere(*s.game, s.state, static_cast<Action>(a)))
-              throw py::value_error(illegal_action_message<G, Traits>(*s.game, s.state, action));
-            S next{s.game, s.state};
-            s.game->apply_action(next.state, static_cast<Action>(a));
-            return next;
-          },
-          py::arg("action"))
-      .def("transposition_key", [](const S& s) { return state_key(s.state); })
       .def("__copy__", [](const S& s) { return S{s.game, s.state}; })
       .def("__deepcopy__", [](const S& s, py::dict) { return S{s.game, s.state}; })
       .def("returns",
