@@ -52,19 +52,23 @@ _PATTERN_STACKS = {"W": "B", "F": "Y", "T1": "G", "T2": "TG", "T3": "TTG", "M1":
                    "B": "xR"}
 
 
-def _card(card: int | str) -> tuple[str, dict]:
-    """(display name, card object) of an animal or spirit card given by id or name."""
+@lru_cache(maxsize=1)
+def _cards_by_name() -> dict[str, dict]:
+    """Every card by its action name (spirits prefixed ``spirit-``), in id order."""
     data = card_data()
-    by_id = {c["id"]: c for c in data["animal_cards"] + data["spirit_cards"]}
-    names = {c["name"]: c for c in data["animal_cards"]}
-    names.update({"spirit-" + c["name"]: c for c in data["spirit_cards"]})
+    return {("spirit-" if "points" not in c else "") + c["name"]: c
+            for c in data["animal_cards"] + data["spirit_cards"]}
+
+
+def _card(card: int | str) -> tuple[str, dict]:
+    """(action name, card object) of an animal or spirit card given by id or name."""
     if isinstance(card, bool) or not isinstance(card, (int, str)):
         raise TypeError(f"card must be an id or a name, got {type(card).__name__}")
-    found = by_id.get(card) if isinstance(card, int) else names.get(card)
-    if found is None:
-        raise ValueError(f"no Harmonies card {card!r}: ids are 1..{max(by_id)}, names {', '.join(sorted(names))}")
-    name = found["name"] if found["id"] in {c["id"] for c in data["animal_cards"]} else "spirit-" + found["name"]
-    return name, found
+    names = _cards_by_name()
+    for name, found in names.items():
+        if card in (name, found["id"]):
+            return name, found
+    raise ValueError(f"no Harmonies card {card!r}: ids are 1..{len(names)}, names {', '.join(sorted(names))}")
 
 
 def describe_card(card: int | str) -> str:
@@ -121,7 +125,7 @@ def cards_in_play(state: Any) -> str:
             parts.append(f"Display {slot}: {describe_card(card)}")
     for p, player in enumerate(d["players"]):
         for held in player["cards"]:
-            cubes = len(_card(held["id"])[1].get("points", [0]))
+            cubes = len(_card(held["id"])[1].get("points", [0]))  # a spirit has one cube
             if held["cubes_placed"] < cubes:
                 parts.append(f"Player {p} holds ({held['cubes_placed']} of {cubes} cubes placed): "
                              f"{describe_card(held['id'])}")

@@ -150,6 +150,17 @@ def data(name: str) -> dict:
     return json.loads(_text(f"{name}.json"))
 
 
+def _team_sides(sides: str) -> list[str]:
+    """The card side of each team (imperial, raiders) from the `sides` parameter."""
+    each = sides.split("/")
+    return each if len(each) == 2 else each * 2
+
+
+@lru_cache(maxsize=1)
+def _shipped_abilities() -> dict:
+    return data("characters")["abilities"]
+
+
 def _teams_argument(teams: str, table: dict):
     """The C++ form of `teams`, checked against the card table (ids known, distinct, archetypes
     distinct within a team); ValueError names the clash."""
@@ -184,10 +195,9 @@ def _make(**params):
     elif board == "random":  # D37: every game draws its own board from its seed, in C++
         board, random_boards = "standard", True
     table = params["characters"] if params["characters"] is not None else data("characters")
-    sides = params["sides"].split("/")
     return _core.ImperialHarvestGame(board=board, boards=boards, tiles=data("tiles"), characters=table,
                                      teams=_teams_argument(params["teams"], table),
-                                     sides=sides if len(sides) == 2 else sides * 2, setup=params["setup"],
+                                     sides=_team_sides(params["sides"]), setup=params["setup"],
                                      parameters=dict(params), random_boards=random_boards)
 
 
@@ -203,7 +213,7 @@ TEAMS = ("imperial", "raiders")
 def action_word(ability: str) -> str | None:
     """The first word of the actions that use `ability` (e.g. 'axe' for battle_axe); None for a
     passive ability and for Changeling, which borrows another's."""
-    table = data("characters")["abilities"]
+    table = _shipped_abilities()
     if ability not in table:
         raise ValueError(f"unknown ability {ability!r}; abilities: {', '.join(table)}")
     if table[ability].get("passive") or ability in _NO_ACTION:
@@ -270,7 +280,7 @@ def cards_in_play(state) -> str:
     d = state.to_dict()
     parameters = state.game.parameters()
     table = parameters["characters"] if parameters["characters"] is not None else data("characters")
-    sides = parameters["sides"].split("/") * (1 if "/" in parameters["sides"] else 2)
+    sides = _team_sides(parameters["sides"])
     parts, drafted = [], set()
     for token, character in enumerate(d["characters"]):
         team = token // 3
