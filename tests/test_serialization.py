@@ -88,6 +88,28 @@ def test_bad_state_documents(change):
         meeple.from_json(json.dumps(doc))
 
 
+@pytest.mark.parametrize("name, edit, message", [
+    ("abacuachego", lambda d: d.update({"\ud800": 1}), "state has a key that is not valid Unicode"),
+    ("harmonies", lambda d: d["players"][0]["cards"].append({"id": 1, "cubes_placed": 0, "\ud800": None}),
+     r"players\[0\]\.cards\[0\] has a key that is not valid Unicode"),
+    ("harmonies", lambda d: d["players"][0]["board"].update({"0,0": ["\ud800"]}),
+     r"'players\[0\]\.board\[0,0\]\[0\]': text that is not valid Unicode"),
+    ("imperial_harvest", lambda d: d.update({"phase": "\udc00"}), "'phase': text that is not valid Unicode"),
+    ("imperial_harvest", lambda d: d["characters"][0].update({"facing": "\ud800"}),
+     r"'characters\[0\]\.facing': text that is not valid Unicode"),
+])
+def test_text_without_unicode_is_a_value_error(name, edit, message):
+    """A lone surrogate (what JSON's "\\ud800" reads as) has no UTF-8: a ValueError naming the
+    field, not pybind11's RuntimeError (found by the document fuzzer)."""
+    game = meeple.load(name)
+    d = game.new_initial_state().to_dict()
+    edit(d)
+    with pytest.raises(ValueError, match=message):
+        game.state_from_dict(d)
+    with pytest.raises(ValueError, match=message):
+        meeple.from_json(json.dumps({"schema": STATE_SCHEMA, "game": name, "parameters": {}, "state": d}))
+
+
 def test_document_parameter_named_like_an_argument_of_load():
     """A document's parameters go to meeple.load as keywords; a key named `name` must be an unknown
     parameter (ValueError), not a clash with load's own argument (BUG when written: TypeError

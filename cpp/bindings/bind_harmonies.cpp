@@ -34,7 +34,7 @@ int parse_cell_key(const hm::Geometry& g, const std::string& key) {
 std::string read_str(const py::handle& value, const std::string& field) {
   if (!py::isinstance<py::str>(value))
     bad_field(field, std::string("expected a string, got ") + Py_TYPE(value.ptr())->tp_name);
-  return value.cast<std::string>();
+  return read_text(value, field);
 }
 
 int read_colour(const py::handle& value, const std::string& field) {

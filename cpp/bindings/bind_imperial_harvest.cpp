@@ -37,8 +37,9 @@ int data_int(const py::handle& v, const std::string& where) {
 }
 
 std::string data_str(const py::handle& v, const std::string& where) {
-  if (!py::isinstance<py::str>(v)) bad_data(where, "expected a string");
-  return v.cast<std::string>();
+  std::string text;
+  if (!py::isinstance<py::str>(v) || !utf8_of(v, text)) bad_data(where, "expected a string");
+  return text;
 }
 
 py::list data_list(const py::handle& v, const std::string& where, long length = -1) {
@@ -63,7 +64,7 @@ ih::AbilityRules read_ability(const py::handle& v, const std::string& where) {
   if (d.contains("ap")) {
     py::handle ap = d["ap"];
     if (py::isinstance<py::str>(ap)) {  // "1-3": 1 AP per use, at most 3 uses per activation
-      const std::string text = ap.cast<std::string>();
+      const std::string text = data_str(ap, where + ".ap");
       const size_t dash = text.find('-');
       if (dash != std::string::npos && dash > 0 && std::isdigit(static_cast<unsigned char>(text[0]))) {
         try {
@@ -337,7 +338,7 @@ uint8_t read_token_or_none(const py::handle& v, const std::string& field, int li
 
 int read_phase(const py::handle& v, const std::string& field, int count) {
   if (!py::isinstance<py::str>(v)) bad_field(field, "expected a phase name");
-  const std::string text = v.cast<std::string>();
+  const std::string text = read_text(v, field);
   for (int p = 0; p < count; ++p)
     if (text == ih::kPhaseNames[p]) return p;
   std::string names;
@@ -518,7 +519,7 @@ struct ImperialHarvestTraits {
 
   static int read_facing(const py::handle& v, const std::string& field) {
     if (!py::isinstance<py::str>(v)) bad_field(field, "expected n, e, s or w");
-    const std::string facing = v.cast<std::string>();
+    const std::string facing = read_text(v, field);
     for (int k = 0; k < 4; ++k)
       if (facing == ih::kDirNames[k]) return k;
     bad_field(field, "expected n, e, s or w, got '" + facing + "'");
@@ -528,7 +529,7 @@ struct ImperialHarvestTraits {
     std::string choices;
     for (int i = 0; i < count; ++i) choices += std::string(i ? ", " : "") + names[i];
     if (!py::isinstance<py::str>(v)) bad_field(field, "expected one of " + choices);
-    const std::string text = v.cast<std::string>();
+    const std::string text = read_text(v, field);
     for (int i = 0; i < count; ++i)
       if (text == names[i]) return i;
     bad_field(field, "expected one of " + choices + ", got '" + text + "'");
@@ -626,7 +627,7 @@ struct ImperialHarvestTraits {
         if (!tiles.contains(slot.c_str())) bad_field("tiles", "missing slot " + slot);
         py::list entry = read_list(tiles[slot.c_str()], field, 2);
         if (!py::isinstance<py::str>(entry[0])) bad_field(field + "[0]", "expected a face name");
-        const std::string face = entry[0].cast<std::string>();
+        const std::string face = read_text(entry[0], field + "[0]");
         int f = -1;
         for (size_t k = 0; k < board.face_names().size(); ++k)
           if (board.face_names()[k] == face) f = static_cast<int>(k);

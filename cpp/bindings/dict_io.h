@@ -16,6 +16,27 @@ namespace py = pybind11;
   throw py::value_error("state field '" + field + "': " + problem);
 }
 
+// The UTF-8 text of the str `s` (the caller checked the type) into `out`; false for a str that
+// has none, such as a lone surrogate (JSON "\ud800" reads as one), which pybind11's cast would
+// turn into a RuntimeError.
+inline bool utf8_of(const py::handle& s, std::string& out) {
+  Py_ssize_t size = 0;
+  const char* data = PyUnicode_AsUTF8AndSize(s.ptr(), &size);
+  if (!data) {
+    PyErr_Clear();
+    return false;
+  }
+  out.assign(data, static_cast<size_t>(size));
+  return true;
+}
+
+// A state field's str as UTF-8 text (ValueError naming the field if it has none).
+inline std::string read_text(const py::handle& s, const std::string& field) {
+  std::string out;
+  if (!utf8_of(s, out)) bad_field(field, "text that is not valid Unicode");
+  return out;
+}
+
 // Rejects any key of `d` not in `allowed` and any missing key.
 inline void require_keys(const py::dict& d, std::initializer_list<const char*> allowed,
                          const std::string& where = "state") {
@@ -24,7 +45,9 @@ inline void require_keys(const py::dict& d, std::initializer_list<const char*> a
   for (auto item : d) {
     if (!py::isinstance<py::str>(item.first))
       throw py::value_error(where + " keys must be strings; expected: " + names);
-    const std::string key = item.first.cast<std::string>();
+    std::string key;
+    if (!utf8_of(item.first, key))
+      throw py::value_error(where + " has a key that is not valid Unicode; expected: " + names);
     bool known = false;
     for (const char* k : allowed) known = known || key == k;
     if (!known) throw py::value_error("unknown " + where + " field '" + key + "'; expected: " + names);
