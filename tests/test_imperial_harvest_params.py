@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import json
 import pickle
+import random
+import re
 
 import meeple
 import pytest
 from meeple._registry import parse_game_string
-from meeple.imperial_harvest import Board, action_word, cards_in_play, data, describe_character
+from meeple.imperial_harvest import (_ABILITY_RULES, USAGE_LEGEND, Board, action_word, cards_in_play, data,
+                                     describe_character)
 
 CUSTOM = "monk,regent,imperial_bard/barbarian,hound,nymph"
 
@@ -233,3 +236,67 @@ def test_cards_in_play_shows_the_teams_and_the_draft_pool():
     text = cards_in_play(state)
     assert text.count("not drafted yet") == 5 and f"imperial: {describe_character('nymph')}" in text
     assert text.count(describe_character("nymph")) == 1  # no longer in the pool
+
+
+def test_every_ability_has_a_rule_for_players():
+    """The shipped table and the rules text name the same abilities; passive abilities (and
+    Changeling, which borrows) have no usage, active ones are written with their action word."""
+    abilities = data("characters")["abilities"]
+    assert set(_ABILITY_RULES) == set(abilities)
+    for ability, (usage, rule) in _ABILITY_RULES.items():
+        assert rule and not rule.endswith(".")
+        word = action_word(ability)
+        assert (usage.split()[0] if usage else None) == word, ability
+
+
+# The usage words of USAGE_LEGEND as patterns of the engine's action strings (docs/rules/
+# imperial-harvest.md, "Actions"): a token off the board is written by its name, a grapple landing
+# relative to a token that cannot grapple now as a signed offset.
+_USAGE_PATTERNS = {"TARGET": r"(?:\d+,\d+(?::[\w.-]+)?|[\w.-]+)", "CELL": r"[+-]?\d+,[+-]?\d+", "DIR": "[nesw]",
+                   "DIAG": "(?:ne|se|sw|nw)", "N": r"\d+"}
+
+
+def test_usages_are_how_the_engine_writes_the_actions():
+    """Every action string the engine writes for an ability, in positions of random games with all
+    14 characters, has the form of that ability's usage; every usage word is explained in
+    USAGE_LEGEND."""
+    usage_of = {usage.split()[0]: usage for usage, _ in _ABILITY_RULES.values() if usage}
+    patterns = {word: re.compile(" ".join([re.escape(word)] + [_USAGE_PATTERNS[w] for w in usage.split()[1:]]))
+                for word, usage in usage_of.items()}
+    assert all(f"{w}:" in USAGE_LEGEND for w in _USAGE_PATTERNS)
+    seen = dict.fromkeys(usage_of, 0)
+    for teams in ("monk,regent,imperial_bard/barbarian,hound,nymph",
+                  "imperial_guardian,basilisk,puppeteer/sorceress,minotaur,ranger",
+                  "ranger,minotaur,raider_bard/skin_changer,sorceress,basilisk"):
+        game = meeple.load("imperial_harvest", teams=teams, board="random", board_seed=3)
+        for seed in range(4):
+            state, rng = game.new_initial_state(seed=seed), random.Random(seed)
+            for _ in range(60):
+                if state.is_terminal():
+                    break
+                for action in range(game.num_distinct_actions()):
+                    text = state.action_to_string(action)
+                    word = text.split()[0]
+                    if word in patterns:
+                        seen[word] += 1
+                        assert patterns[word].fullmatch(text), (text, usage_of[word])
+                state.apply_action(rng.choice(list(state.legal_actions())))
+    assert all(seen.values()), seen
+
+
+def test_rules_text_fills_in_each_sides_numbers():
+    table = data("characters")
+    table["abilities"]["petrifying_gaze"]["advanced"] = {"ap_loss": 3}
+    table["abilities"]["sentry"]["advanced"] = {"max_on_board": 1}
+    basic = describe_character("basilisk", "basic", table)
+    advanced = describe_character("basilisk", "advanced", table)
+    assert "by its own action loses 2 AP, once per activation" in basic
+    assert "by its own action loses 3 AP, once per activation" in advanced
+    assert "(at most 1 on the board)" in describe_character("regent", "advanced", table)
+    # Without the rules text, the card lines alone; every character, both sides, renders.
+    for card in table["characters"]:
+        for side in ("basic", "advanced"):
+            full = describe_character(card["id"], side, table).splitlines()
+            short = describe_character(card["id"], side, table, rules_text=False).splitlines()
+            assert short == [line for line in full if not line.startswith("    ")]
+            assert len(short) == 1 + len(card["abilities"]) and len(full) > len(short)

@@ -20,6 +20,7 @@ Raiders.
 from __future__ import annotations
 
 import json
+import textwrap
 from functools import lru_cache
 from importlib import resources
 
@@ -221,6 +222,70 @@ def action_word(ability: str) -> str | None:
     return _ACTION_WORDS.get(ability, ability)
 
 
+# What each ability does, for players (describe_character): how its action is written, then the
+# rule in one or two sentences, with the card's numbers filled in from the table ({name}). The
+# full rules, with every decision, are docs/rules/imperial-harvest.md points 20-63. Usage words:
+# TARGET is a token (its cell x,y, or x,y:name where tokens share a cell), CELL a cell x,y, DIR
+# one of n e s w, DIAG one of ne se sw nw, N a number; passive abilities have no usage.
+_ABILITY_RULES: dict[str, tuple[str, str]] = {
+    "chop": ("chop DIR", "removes the hedge on that edge of its cell (at most 4 hedges chopped per game)"),
+    "battle_axe": ("axe TARGET", "attacks an adjacent enemy"),
+    "throwing_axe": ("throw TARGET", "attacks an enemy up to 2 cells away in its line of sight"),
+    "agility": ("", "it may also move diagonally (move ne, se, sw, nw), as a plain move"),
+    "war_cry": ("", "an enemy that acts within Manhattan distance 2 of this Bard (hedges ignored) has 1 AP "
+                    "less, once per activation"),
+    "inspirational_ballad": ("", "an ally (not the Bard itself) that acts within Manhattan distance 2 of this Bard "
+                                 "(hedges ignored) has 1 AP more, once per activation"),
+    "charm": ("charm TARGET DIR", "a token in her line of sight takes one legal step"),
+    "shadow_walk": ("shadow DIR", "she steps across the hedge on that edge of her cell"),
+    "compulsion": ("compel TARGET DIR", "a character takes one legal step, 1 AP a step and at most 3 steps per "
+                                        "activation, all of the same character, in her line of sight at the first"),
+    "feral": ("", "at all times, enemy tokens on its cell are defeated unless protected: one that steps in "
+                  "or is moved in, and one whose cell it enters"),
+    "wolf_form": ("wolf", "hydras do not defeat it until its team's turn ends"),
+    "sprint": ("sprint", "3 free moves this activation (a move costs 0 AP while free moves last)"),
+    "tower_shield": ("", "it cannot be attacked from the direction it faces, and Charm, Compulsion, Alluring "
+                         "Gaze and Petrifying Gaze from there do not affect it"),
+    "guardian": ("", "allies within 2 steps of it (not itself) cannot be attacked"),
+    "spear": ("spear TARGET", "attacks an adjacent enemy in its line of sight"),
+    "grapple": ("grapple TARGET CELL", "an adjacent token lands on a cell 1 or 2 steps from the Monk (not water), "
+                                       "over any obstacle"),
+    "dragon_pounce": ("pounce DIAG", "a diagonal step"),
+    "plant": ("plant DIR", "puts a hedge on that free edge of its cell (at most 4 hedges planted per game)"),
+    "point_of_order": ("", "the team scores {vp} VP more, 1 less (not below 0) for each defeat of one of its tokens"),
+    "command": ("command TARGET DIR", "an ally (sentries too) takes one legal step"),
+    "sentry": ("sentry DIR DIR", "places a sentry on the neighbouring cell in the first direction, facing the "
+                                 "second (at most {max_on_board} on the board); at all times a sentry defeats each "
+                                 "unprotected enemy next to it in its line of sight"),
+    "poison_blood": ("", "a token next to it that defeats it with an attack is defeated too (unless on its own "
+                         "camp); a hydra that defeats it leaves the game"),
+    "slither": ("slither DIR", "it steps across the hedge on that edge of its cell"),
+    "petrifying_gaze": ("", "a character that moves into its line of sight by its own action loses {ap_loss} AP, "
+                            "once per activation"),
+    "retriever": ("", "after its first pluck of an activation it has 1 free move"),
+    "territorial": ("", "enemy tokens can never enter or land on its cell"),
+    "bite": ("bite TARGET DIR", "an adjacent enemy drops a carried strawberry on its cell, then takes one legal "
+                                "step (not an attack)"),
+    "horns": ("horns TARGET", "attacks an adjacent enemy; the first Horns after a Charge costs {ap_when_charging} AP"),
+    "master_of_the_labyrinth": ("flip", "on a garden tile: the tile turns to its other face, mirrored along its "
+                                        "facing"),
+    "charge": ("charge", "up to 3 steps straight ahead toward the first token in its line of sight, which must "
+                         "be an enemy 2 or more cells away; it stops before that cell"),
+    "alluring_gaze": ("lure TARGET N", "a token in her line of sight takes N straight steps (1 or 2) toward her"),
+    "aura_of_tranquility": ("", "characters on her cell or next to her, allies too, cannot use active abilities"),
+    "changeling": ("", "while she acts she can use the active abilities of the characters next to her, paying "
+                       "their AP, with their actions"),
+    "ventriloquism": ("vent TARGET DIR", "a token within 3 steps takes one legal step"),
+    "arcane_puppetry": ("puppet TARGET", "a character within 3 steps then uses one of its active abilities, paid "
+                                         "from her AP"),
+    "camouflage": ("", "it cannot be attacked while a hedge lies on an edge of its cell"),
+    "archer": ("archer TARGET", "attacks an enemy in its line of sight 1 or 2 cells away"),
+    "silent_sentinel": ("", "allies in its line of sight cannot be attacked"),
+}
+USAGE_LEGEND = ("TARGET: a token, as its cell x,y (x,y:name where tokens share a cell); CELL: x,y; "
+                "DIR: n, e, s or w; DIAG: ne, se, sw or nw; N: a number")
+
+
 def _title(key: str) -> str:
     return " ".join(w if w in ("of", "the") else w.capitalize() for w in key.split("_"))
 
@@ -231,17 +296,27 @@ def _on_side(entry: dict, side: str) -> dict:
     return {**numbers, **entry.get("advanced", {})} if side == "advanced" else numbers
 
 
-def describe_character(character: str, side: str = "basic", characters: dict | None = None) -> str:
+def describe_character(character: str, side: str = "basic", characters: dict | None = None,
+                       rules_text: bool = True) -> str:
     """A character card as a player reads it: faction, archetype and numbers on `side`, then each
     ability with its cost and limits and the action word that plays it (from `characters`, the
-    game's card table; default the shipped characters.json). The rules of each ability are in
-    docs/rules/imperial-harvest.md (points 28-57).
+    game's card table; default the shipped characters.json), and, with `rules_text`, how the action
+    is written (words as in USAGE_LEGEND) and what the ability does in brief. The full rules are in
+    docs/rules/imperial-harvest.md (points 20-63).
 
     >>> print(describe_character("barbarian"))
     Barbarian (barbarian; raiders, warrior; basic side): 3 AP, 2 item slots, strawberry bonus +1 AP
       Chop: 0 AP, 3 uses per game; action 'chop'
+        chop DIR: removes the hedge on that edge of its cell (at most 4 hedges chopped per game)
       Battle Axe: 1 AP, attack; action 'axe'
+        axe TARGET: attacks an adjacent enemy
       Throwing Axe: 1 AP, attack, once per activation; action 'throw'
+        throw TARGET: attacks an enemy up to 2 cells away in its line of sight
+    >>> print(describe_character("basilisk", rules_text=False))
+    Basilisk (basilisk; unaffiliated, creature; basic side): 3 AP, 2 item slots, strawberry bonus +1 AP
+      Poison Blood: passive
+      Slither: 1 AP, once per activation; action 'slither'
+      Petrifying Gaze: passive, ap loss 2
     """
     table = characters if characters is not None else data("characters")
     cards = {c["id"]: c for c in table["characters"]}
@@ -271,12 +346,16 @@ def describe_character(character: str, side: str = "basic", characters: dict | N
                   if key not in ("passive", "ap", "attack", "per_activation", "uses_per_game")]
         word = action_word(ability)
         lines.append(f"  {_title(ability)}: {', '.join(parts)}" + (f"; action '{word}'" if word else ""))
+        if rules_text:
+            usage, rule = _ABILITY_RULES[ability]
+            lines.append(textwrap.fill((f"{usage}: " if usage else "") + rule.format_map(rules), width=100,
+                                       initial_indent="    ", subsequent_indent="      "))
     return "\n".join(lines)
 
 
 def cards_in_play(state) -> str:
     """`describe_character` of each team's characters on its card side (with per-game uses left),
-    and, during a draft, of the characters still to draft."""
+    during a draft of the characters still to draft, then USAGE_LEGEND."""
     d = state.to_dict()
     parameters = state.game.parameters()
     table = parameters["characters"] if parameters["characters"] is not None else data("characters")
@@ -295,6 +374,7 @@ def cards_in_play(state) -> str:
         side = sides[0] if sides[0] == sides[1] else "basic"
         parts.append(f"Still to draft (shown on the {side} side):\n\n"
                      + "\n\n".join(describe_character(c, side, table) for c in pool))
+    parts.append(textwrap.fill(USAGE_LEGEND, width=100))
     return "\n\n".join(parts)
 
 
