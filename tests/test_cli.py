@@ -431,7 +431,9 @@ def test_play_cards_command_describes_the_cards_in_play(capsys, monkeypatch):
     assert "Also: cards (what the cards in play ask for and what they score)." in output
     state = meeple.load("harmonies").new_initial_state(seed=4)
     assert meeple.harmonies.cards_in_play(state) in output
-    code, output, _ = play(capsys, monkeypatch, ["cards", "quit"], "imperial_harvest", "-p", "teams=draft")
+    code, output, _ = play(capsys, monkeypatch, ["help", "cards", "quit"], "imperial_harvest", "-p", "teams=draft")
+    assert "Also: cards (each character's numbers and abilities: how each action is written, what it does)." \
+        in output
     state = meeple.load("imperial_harvest", teams="draft").new_initial_state()
     assert code == 0 and meeple.imperial_harvest.cards_in_play(state) in output
     # A game without cards has no such command: 'cards' is taken for a move name there.

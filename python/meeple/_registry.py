@@ -93,8 +93,10 @@ class GameSpec:
     params: tuple[Param, ...]
     factory: Callable[..., Any]
     extra: dict = field(default_factory=dict)
-    # What the cards in play ask for and score, for a person at the board (`meeple play`'s `cards`).
+    # The cards in play described for a person at the board (`meeple play`'s `cards`), and what
+    # `help` says the command shows.
     cards_text: Callable[[Any], str] | None = None
+    cards_help: str = "the cards in play"
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """Checks `given` and returns every parameter with its value, defaults filled in."""

@@ -308,6 +308,7 @@ class TerminalGame:
         self.turns: list[int] = []  # len(self.actions) before each of the person's moves, for undo
         self.state = self._replay([])
         self._cards_text = game_spec(game.name).cards_text
+        self._cards_help = game_spec(game.name).cards_help
 
     def run(self) -> int:
         print(f"You are {player_name(self.game, self.seat)}. Type 'help' for help.")
@@ -348,7 +349,7 @@ class TerminalGame:
             if text in ("help", "?"):
                 print(HELP)
                 if self._cards_text is not None:
-                    print("Also: cards (what the cards in play ask for and what they score).")
+                    print(f"Also: cards ({self._cards_help}).")
                 print(legal_moves_text(self.state))
             elif text == "board":
                 self._show()

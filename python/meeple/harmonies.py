@@ -140,6 +140,7 @@ register(GameSpec(
     params=PARAMETERS,
     factory=_make,
     cards_text=cards_in_play,
+    cards_help="what the cards in play ask for and what they score",
 ))
 
 Game: type = _core.HarmoniesGame

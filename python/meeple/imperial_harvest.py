@@ -384,6 +384,7 @@ register(GameSpec(
     params=PARAMETERS,
     factory=_make,
     cards_text=cards_in_play,
+    cards_help="each character's numbers and abilities: how each action is written, what it does",
 ))
 
 Game: type = _core.ImperialHarvestGame
