@@ -248,16 +248,16 @@ _ABILITY_RULES: dict[str, tuple[str, str]] = {
                          "Gaze and Petrifying Gaze from there do not affect it"),
     "guardian": ("", "allies within 2 steps of it (not itself) cannot be attacked"),
     "spear": ("spear TARGET", "attacks an adjacent enemy in its line of sight"),
-    "grapple": ("grapple TARGET CELL", "an adjacent token lands on a cell 1 or 2 steps from the Monk (not water), "
-                                       "over any obstacle"),
+    "grapple": ("grapple TARGET CELL", "an adjacent token lands on a cell at Manhattan distance 1 or 2 from the "
+                                       "Monk (not water), over any obstacle"),
     "dragon_pounce": ("pounce DIAG", "a diagonal step"),
     "plant": ("plant DIR", "puts a hedge on that free edge of its cell (at most 4 hedges planted per game)"),
     "point_of_order": ("", "the team scores {vp} VP more, 1 less (not below 0) for each defeat of one of its tokens"),
     "command": ("command TARGET DIR", "an ally (sentries too) takes one legal step"),
-    "sentry": ("sentry DIR DIR", "places a sentry on the neighbouring cell in the first direction, facing the "
-                                 "second (at most {max_on_board} on the board); at all times a sentry defeats each "
-                                 "unprotected enemy next to it in its line of sight"),
-    "poison_blood": ("", "a token next to it that defeats it with an attack is defeated too (unless on its own "
+    "sentry": ("sentry DIR DIR", "places a sentry on the free neighbouring cell in the first direction, facing "
+                                 "the second (at most {max_on_board} on the board); at all times a sentry defeats "
+                                 "each unprotected enemy adjacent to it in its line of sight"),
+    "poison_blood": ("", "a token adjacent to it that defeats it with an attack is defeated too (unless on its own "
                          "camp); a hydra that defeats it leaves the game"),
     "slither": ("slither DIR", "it steps across the hedge on that edge of its cell"),
     "petrifying_gaze": ("", "a character that moves into its line of sight by its own action loses {ap_loss} AP, "
@@ -272,9 +272,10 @@ _ABILITY_RULES: dict[str, tuple[str, str]] = {
     "charge": ("charge", "up to 3 steps straight ahead toward the first token in its line of sight, which must "
                          "be an enemy 2 or more cells away; it stops before that cell"),
     "alluring_gaze": ("lure TARGET N", "a token in her line of sight takes N straight steps (1 or 2) toward her"),
-    "aura_of_tranquility": ("", "characters on her cell or next to her, allies too, cannot use active abilities"),
-    "changeling": ("", "while she acts she can use the active abilities of the characters next to her, paying "
-                       "their AP, with their actions"),
+    "aura_of_tranquility": ("", "characters on her cell or next to her (hedges ignored), allies too, cannot use "
+                                   "active abilities"),
+    "changeling": ("", "while she acts she can use the active abilities of adjacent characters, with their "
+                       "actions, paying their cost from her AP"),
     "ventriloquism": ("vent TARGET DIR", "a token within 3 steps takes one legal step"),
     "arcane_puppetry": ("puppet TARGET", "a character within 3 steps then uses one of its active abilities, paid "
                                          "from her AP"),
@@ -283,7 +284,8 @@ _ABILITY_RULES: dict[str, tuple[str, str]] = {
     "silent_sentinel": ("", "allies in its line of sight cannot be attacked"),
 }
 USAGE_LEGEND = ("TARGET: a token, as its cell x,y (x,y:name where tokens share a cell); CELL: x,y; "
-                "DIR: n, e, s or w; DIAG: ne, se, sw or nw; N: a number")
+                "DIR: n, e, s or w; DIAG: ne, se, sw or nw; N: a number. Adjacent: on the same cell, or "
+                "on an orthogonal neighbour not across a hedge.")
 
 
 def _title(key: str) -> str:
