@@ -292,6 +292,28 @@ def test_render_initial_state_and_moves(capsys):
         assert run(capsys, "render", "abacuachego", "--moves", moves)[1] == str(state) + "\n"
 
 
+@pytest.mark.parametrize("game, moves", [
+    ("imperial_harvest", ["rest bard", "activate monk", "grapple 9,0 7,1", "move e", "end"]),
+    ("harmonies", ["take 0", "place red 4,0", "place blue 0,1", "card 2"]),
+])
+def test_render_moves_of_several_words(capsys, game, moves):
+    """Move strings with spaces and commas, run together with spaces (each move is the longest run
+    of words naming a legal move), separated by ';', or as numbers."""
+    state = meeple.load(game).new_initial_state()
+    numbers = []
+    for move in moves:
+        legal = [state.action_to_string(int(a)) for a in state.legal_actions()]
+        assert move in legal, legal
+        numbers.append(str(state.string_to_action(move)))
+        state.apply_action(state.string_to_action(move))
+    for text in (" ".join(moves), " ; ".join(moves), " ".join(numbers)):
+        assert run(capsys, "render", game, "--moves", text) == (0, str(state) + "\n", "")
+    code, _, err = run(capsys, "render", game, "--moves", " ".join(moves[:2] + ["sing loudly"]))
+    assert code == 2 and "move 3 ('sing loudly') is not legal here; Legal moves:" in err
+    code, _, err = run(capsys, "render", game, "--moves", "; ".join(moves[:1] + ["sing loudly", moves[1]]))
+    assert code == 2 and "move 2 ('sing loudly') is not legal here" in err
+
+
 def test_render_json(capsys, tmp_path, monkeypatch):
     game = meeple.load("abacuachego", parity="pit")
     state = game.new_initial_state(seed=4)

@@ -131,7 +131,9 @@ def _build_parser() -> argparse.ArgumentParser:
     _game_arguments(render, optional=True)
     render.add_argument("--json", metavar="FILE", help="a state or record JSON document ('-': stdin)")
     render.add_argument("--seed", type=_seed, help="seed of the initial state (default 0)")
-    render.add_argument("--moves", default="", help='moves to play, as strings or numbers: "3cw 5ccw"')
+    render.add_argument("--moves", default="",
+                        help='moves to play, as strings or numbers: "3cw 5ccw", "take 0 place 3 12"; '
+                             'moves may also be separated by ";"')
     return parser
 
 
@@ -617,18 +619,42 @@ def _cmd_render(args: argparse.Namespace) -> int:
         raise UsageError("give a GAME or --json FILE")
     else:
         state = _load_game(args.game, args.param).new_initial_state(seed=args.seed or 0)
-    for number, text in enumerate(_split_moves(args.moves), 1):
-        action = parse_move(state, text)
-        if action is None:
-            raise UsageError(f"move {number} ({text!r}) is not legal here; {legal_moves_text(state)}")
-        state.apply_action(action)
+    play_moves(state, args.moves)
     print(state)
     return 0
 
 
-def _split_moves(text: str) -> list[str]:
-    """'3cw 5ccw,7' -> ['3cw', '5ccw', '7']: moves are separated by spaces or commas."""
-    return [move for move in re.split(r"[\s,]+", text) if move]
+_MAX_MOVE_WORDS = 6  # more than any game's move strings have (3)
+
+
+def play_moves(state: Any, text: str) -> None:
+    """Applies the moves written in `text` to `state`: strings or numbers, separated by ";" if
+    there is one, else by spaces. Move strings may hold spaces themselves ("rest monk", "take 0"),
+    so each move is the longest run of words that names a legal move; a word that names none may
+    hold moves separated by commas ("5ccw,7"; commas inside a move, as in "spear 4,5", are kept).
+    UsageError names the first move that is not legal, and its number."""
+    if ";" in text:
+        for number, move in enumerate((m.strip() for m in text.split(";") if m.strip()), 1):
+            action = parse_move(state, move)
+            if action is None:
+                raise UsageError(f"move {number} ({move!r}) is not legal here; {legal_moves_text(state)}")
+            state.apply_action(action)
+        return
+    words, number = text.split(), 0
+    while words:
+        number += 1
+        for length in range(min(len(words), _MAX_MOVE_WORDS), 0, -1):
+            action = parse_move(state, " ".join(words[:length]))
+            if action is not None:
+                break
+        else:
+            if "," in words[0] and len(parts := [w for w in words[0].split(",") if w]) > 1:
+                words[:1] = parts  # the "3cw,5ccw" form
+                number -= 1
+                continue
+            raise UsageError(f"move {number} ({' '.join(words)!r}) is not legal here; {legal_moves_text(state)}")
+        state.apply_action(action)
+        del words[:length]
 
 
 def _read_state(path: str) -> Any:
