@@ -413,6 +413,26 @@ def test_mcts_returns_a_legal_action_deterministically(name):
     assert sum(two.last_visits.values()) >= 100
 
 
+@pytest.mark.parametrize("name", GAMES)
+def test_mcts_policy_is_the_root_visit_shares(name):
+    game = meeple.load(name)
+    state = game.new_initial_state(seed=6)
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    bot = MCTS(game, simulations=60, threads=2, seed=3)
+    with pytest.raises(ValueError, match="no search yet"):
+        bot.last_policy()
+    action = bot.step(state)
+    policy = bot.last_policy()
+    assert policy.dtype == np.float32 and policy.shape == (game.num_distinct_actions(),)
+    assert abs(float(policy.sum()) - 1) < 1e-5
+    total = sum(bot.last_visits.values())
+    assert total >= 120 and set(bot.last_visits) <= set(state.legal_actions().tolist())
+    for a in range(game.num_distinct_actions()):
+        assert policy[a] == np.float32(bot.last_visits.get(a, 0) / total)
+    assert policy[action] == policy.max() and policy[state.legal_actions_mask() == 0].sum() == 0
+
+
 def test_mcts_rejects_bad_arguments():
     game = meeple.load("abacuachego")
     for kwargs in ({"simulations": 0}, {"threads": 0}, {"c": -1}, {"simulations": 1.5}):

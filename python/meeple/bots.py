@@ -114,11 +114,21 @@ class MCTS(BaseBot):
     determinisation (each simulation reseeds a copy of the root), explicit chance nodes by
     sampling. `c` is the UCT exploration constant. Deterministic for a given seed.
 
+    `step` returns the most visited root action. After it, `last_visits` maps each root action to
+    its visit count (summed over threads), and `last_policy()` gives the visit shares over all
+    action ids: the usual policy target when training a network from search (AlphaZero style).
+
     >>> import meeple
     >>> game = meeple.load("abacuachego")
     >>> bot = MCTS(game, simulations=200, seed=1)
     >>> state = game.new_initial_state()
-    >>> bot.step(state) in state.legal_actions()
+    >>> action = bot.step(state)
+    >>> action in state.legal_actions()
+    True
+    >>> policy = bot.last_policy()
+    >>> policy.shape == (game.num_distinct_actions(),) and int(policy.argmax()) == action
+    True
+    >>> bool((policy[state.legal_actions_mask() == 0] == 0).all())
     True
     """
 
@@ -139,6 +149,17 @@ class MCTS(BaseBot):
                                          self._rng.getrandbits(64), self.c)
         self.last_visits = visits
         return int(action)
+
+    def last_policy(self) -> np.ndarray:
+        """The root visit counts of the last `step` as shares (float32, one per action id of the
+        game, summing to 1; 0 for actions not visited, illegal ones included)."""
+        if not self.last_visits:
+            raise ValueError("no search yet: call step(state) first")
+        policy = np.zeros(self.game.num_distinct_actions(), dtype=np.float32)
+        actions = np.fromiter(self.last_visits.keys(), dtype=np.int64, count=len(self.last_visits))
+        counts = np.fromiter(self.last_visits.values(), dtype=np.float64, count=len(self.last_visits))
+        policy[actions] = counts / counts.sum()
+        return policy
 
     def __repr__(self) -> str:
         return f"MCTS(simulations={self.simulations}, threads={self.threads}, c={self.c})"
