@@ -259,6 +259,99 @@ def test_resume_refuses_a_file_of_another_command(capsys, tmp_path, reference_fi
     assert path.read_bytes() == before
 
 
+def test_policies_from_the_command_line(capsys, tmp_path):
+    path = tmp_path / "searched.jsonl"
+    code, out, _ = run(capsys, *MCTS_ARGS, "--games", "3", "--out", path, "--policies", "--workers", "2")
+    assert code == 0 and games_line(out) == 3
+    data = selfplay.training_examples(str(path))
+    records = [Record.from_json(line) for line in path.read_text().splitlines()]
+    mcts_moves = sum(state.current_player() == 0 for r in records for state, _ in zip(r.states(), r.actions))
+    assert len(data["actions"]) == mcts_moves > 0 and (data["players"] == 0).all()
+    code, _, err = run(capsys, *MCTS_ARGS, "--games", "2", "--policies")
+    assert code == 2 and "--policies records the searches in the output: give --out FILE.jsonl" in err
+
+
+def test_resume_refuses_a_file_with_other_policy_recording(capsys, tmp_path, reference_file):
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(reference_file.read_bytes())
+    code, _, err = run(capsys, *MCTS_ARGS, "--games", "13", "--out", path, "--policies")
+    assert code == 2 and "searches not recorded (this command: recorded, --policies)" in err
+    searched = tmp_path / "searched.jsonl"
+    assert run(capsys, *MCTS_ARGS, "--games", "2", "--out", searched, "--policies")[0] == 0
+    code, _, err = run(capsys, *MCTS_ARGS, "--games", "3", "--out", searched)
+    assert code == 2 and "searches recorded (this command: not recorded, --policies)" in err
+    assert run(capsys, *MCTS_ARGS, "--games", "3", "--out", searched, "--policies")[0] == 0
+    assert len(searched.read_text().splitlines()) == 3
+
+
+@pytest.mark.parametrize("name, params, bots", [
+    ("abacuachego", {}, ("mcts:30", "random")),
+    ("harmonies", {"players": 3, "chance": "explicit"}, ("random", "mcts:12", "mcts:12")),
+    ("imperial_harvest", {}, ("random", "mcts:10")),
+])
+def test_policies_are_each_search_and_become_training_examples(tmp_path, name, params, bots):
+    game = meeple.load(name, **params)
+    match = Match(game, bots, seed=5, policies=True)
+    path = tmp_path / "games.jsonl"
+    selfplay.run(match, 2, path)
+    records = [Record.from_json(line) for line in path.read_text().splitlines()]
+    searched = {seat for seat, spec in enumerate(bots) if spec.startswith("mcts")}
+    expected = {k: [] for k in ("observations", "masks", "policies", "values", "players", "actions")}
+    for index, record in enumerate(records):
+        searches = record.meta["policies"]
+        assert len(searches) == len(record.actions)
+        # The record is unchanged by recording: the same actions as without policies.
+        assert record.actions == Match(game, bots, seed=5).play(index).actions
+        bot = {seat: meeple.bots.make_bot(spec, game, derive_seed(match.game_seed(index), seat))
+               for seat, spec in enumerate(bots) if seat in searched}
+        for state, action, search in zip(record.states(), record.actions, searches):
+            mover = state.current_player()
+            if state.is_chance_node() or mover not in searched:
+                assert search is None
+                continue
+            # The recorded search is the one the bot makes in this position: a bot seeded as in the
+            # game, asked the same positions in the same order, searches the same.
+            assert bot[mover].step(state) == action
+            assert search == sorted([a, n] for a, n in bot[mover].last_visits.items())
+            expected["observations"].append(state.observation_tensor(mover))
+            expected["masks"].append(state.legal_actions_mask())
+            expected["policies"].append(bot[mover].last_policy())
+            expected["values"].append(record.returns[mover])
+            expected["players"].append(mover)
+            expected["actions"].append(action)
+    data = selfplay.training_examples(path)
+    assert len(data["actions"]) == len(expected["actions"]) > 0
+    for key, rows in expected.items():
+        np.testing.assert_allclose(data[key], np.array(rows), rtol=1e-6, err_msg=key)
+    assert data["observations"].dtype == np.float32 and data["masks"].dtype == np.uint8
+    assert data["players"].dtype == data["actions"].dtype == np.int32
+    assert np.allclose(data["policies"].sum(axis=1), 1) and not data["policies"][data["masks"] == 0].any()
+
+
+def test_training_examples_refuse_records_without_searches(tmp_path, reference_file):
+    with pytest.raises(ValueError, match="has no policy for each action .* --policies"):
+        selfplay.training_examples(reference_file)
+    with pytest.raises(ValueError, match="no records"):
+        selfplay.training_examples([])
+    record = Match(meeple.load("abacuachego"), ("mcts:10", "random"), policies=True).play(0)
+    legal = record.meta["policies"][0][0][0]
+    for bad, message in (([[999, 1]], "is not visits of legal actions"),
+                         ([[legal, 0]], "is not visits of legal actions"),
+                         ([[legal, 2], [legal, 1]], "is not visits of legal actions"),
+                         ([], "is not visits of legal actions"),
+                         ([["a", 1]], r"a policy is a list of \[action, visits\]"),
+                         (7, r"a policy is a list of \[action, visits\]")):
+        record.meta["policies"][0] = bad
+        with pytest.raises(ValueError, match=f"record 0, move 0: .*{message}"):
+            selfplay.training_examples([record])
+    # Random bots search nothing: no rows, of the game's widths.
+    plain = Match(meeple.load("abacuachego"), ("random", "random"), policies=True).play(0)
+    assert plain.meta["policies"] == [None] * len(plain.actions)
+    data = selfplay.training_examples([plain])
+    assert data["observations"].shape == (0, meeple.load("abacuachego").observation_shape()[0])
+    assert data["policies"].shape == (0, meeple.load("abacuachego").num_distinct_actions())
+
+
 @pytest.mark.parametrize("content, message", [
     (b"hello\n", "line 1 is not a JSON record"),
     (b"hello", "does not look like a meeple selfplay file"),

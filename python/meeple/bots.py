@@ -287,11 +287,17 @@ def inform_bots(bots: Mapping[int, Bot], state: Any, action: int) -> None:
             bot.inform_action(state, player, action)
 
 
-def play_game(game: Any, bots: Sequence[Bot], seed: int = 0, meta: dict[str, Any] | None = None) -> Record:
+def play_game(game: Any, bots: Sequence[Bot], seed: int = 0, meta: dict[str, Any] | None = None,
+              policies: bool = False) -> Record:
     """Plays one game from `new_initial_state(seed)`, `bots[p]` playing seat p.
 
     Explicit chance nodes are sampled from `chance_outcomes()` with a generator seeded by `seed`
     (implicit chance is drawn by the state itself). Returns the `Record`, returns filled in.
+
+    With `policies`, ``meta["policies"]`` holds one entry per action: the mover's search as
+    ``[[action, visits], ...]`` in action order, for a bot that exposes ``last_visits`` after its
+    step (as `MCTS` does), else None (other bots, chance outcomes). `training_examples` in
+    `meeple.selfplay` turns such records into arrays.
     """
     if isinstance(game, str):
         game = load(game)
@@ -302,16 +308,25 @@ def play_game(game: Any, bots: Sequence[Bot], seed: int = 0, meta: dict[str, Any
     state = game.new_initial_state(seed=seed)
     chance_rng = random.Random(seed)
     record = Record(game.name, game.parameters(), seed=seed, meta=dict(meta or {}))
+    searches: list[list[list[int]] | None] = []
     while not state.is_terminal():
         player = state.current_player()
+        search = None
         if state.is_chance_node():
             action = sample_chance(state, chance_rng)
         else:
             action = choose_action(bots[player], state)
+            visits = getattr(bots[player], "last_visits", None) if policies else None
+            if visits:
+                search = [[int(a), int(n)] for a, n in sorted(visits.items())]
+        if policies:
+            searches.append(search)
         inform_bots(seats, state, action)
         state.apply_action(action)
         record.actions.append(action)
     record.returns = [float(r) for r in state.returns()]
+    if policies:
+        record.meta["policies"] = searches
     return record
 
 
@@ -323,13 +338,15 @@ class Match:
     `bots[b]` plays seat b in every game, or with ``rotate_seats`` seat (b + i) mod players in game i
     (two bots swap seats every game), so that each bot plays every seat equally often and a
     first-player advantage does not decide the comparison. A record's ``meta["bots"]`` lists the
-    specs by seat of that game.
+    specs by seat of that game. With ``policies``, records hold the bots' searches
+    (``meta["policies"]``, see `play_game`).
     """
 
     game: Any
     bots: tuple[str, ...]
     seed: int = 0
     rotate_seats: bool = False
+    policies: bool = False
 
     def game_seed(self, index: int) -> int:
         return derive_seed(self.seed, index)
@@ -354,7 +371,7 @@ class Match:
         meta: dict[str, Any] = {"bots": specs, "index": index}
         if self.rotate_seats:
             meta["rotate_seats"] = True
-        return play_game(self.game, bots, seed, meta=meta)
+        return play_game(self.game, bots, seed, meta=meta, policies=self.policies)
 
 
 def play_games(match: Match, indices: Iterable[int], workers: int = 1) -> Iterator[Record]:

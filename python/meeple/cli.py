@@ -104,6 +104,9 @@ def _build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--rotate-seats", action="store_true",
                           help="move every bot one seat on after each game (two bots swap seats), so each "
                                "plays every seat equally often; the summary is then per bot")
+    selfplay.add_argument("--policies", action="store_true",
+                          help="record each search's root visit counts (meta.policies of every record; needs "
+                               "--out): training data, read with meeple.selfplay.training_examples(FILE)")
     selfplay.add_argument("--workers", type=_positive, metavar="K",
                           help="processes (default 1; threads for all-random bots without --out; "
                                "with --ray, about 2K tasks queued, default K = the cluster's CPUs)")
@@ -407,6 +410,8 @@ class TerminalGame:
 # --- meeple selfplay -------------------------------------------------------------------------
 
 def _cmd_selfplay(args: argparse.Namespace) -> int:
+    if args.policies and args.out is None:
+        raise UsageError("--policies records the searches in the output: give --out FILE.jsonl")
     game = _load_game(args.game, args.param)
     specs = _bot_specs(args.bots, game.num_players())
     for spec in dict.fromkeys(specs):
@@ -447,7 +452,7 @@ def _bot_selfplay(game: Any, specs: list[str], args: argparse.Namespace) -> str:
             open(out, "ab").close()  # exists and is writable (an existing file is left as it is)
         except OSError as e:
             raise UsageError(f"cannot write {out}: {e.strerror}") from None
-    match = Match(game, tuple(specs), args.seed, rotate_seats=args.rotate_seats)
+    match = Match(game, tuple(specs), args.seed, rotate_seats=args.rotate_seats, policies=args.policies)
     start = time.perf_counter()
     try:
         result = selfplay.run(match, args.games, out, workers=args.workers or 1, ray=args.ray,

@@ -10,7 +10,9 @@ same whichever process, machine or run plays it. Records are written in game-ind
      "meta": {"bots": [...], "index": i, "seed": <match seed>, "plies": len(actions)}}
 
 (``meta["bots"]``: the spec of each seat in that game; with ``Match(..., rotate_seats=True)``,
-``--rotate-seats``, the bots move one seat on every game and meta also holds ``"rotate_seats": true``.)
+``--rotate-seats``, the bots move one seat on every game and meta also holds ``"rotate_seats": true``.
+With ``Match(..., policies=True)``, ``--policies``, meta also holds ``"policies"``: each searching
+bot's root visit counts per move, see `meeple.bots.play_game`; `training_examples` reads them.)
 
 With ``timing=True`` (``--timing``) meta also holds ``"seconds"``, the wall-clock time of the game;
 the file then differs from run to run, otherwise it is the same byte for byte for any number of
@@ -38,7 +40,7 @@ import os
 import signal
 import time
 from collections import deque
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -46,10 +48,10 @@ from typing import IO, Any
 import numpy as np
 
 from .bots import Match, derive_seed
-from .serialization import RECORD_SCHEMA
+from .serialization import RECORD_SCHEMA, Record
 
 __all__ = ["Game", "Summary", "Existing", "ResumeError", "RayUnavailable", "run", "play", "read_existing",
-           "chunk_size"]
+           "chunk_size", "training_examples"]
 
 RAY_HINT = 'pip install "meeple[ray]"'
 _LINE_START = json.dumps({"schema": RECORD_SCHEMA})[:-1]  # '{"schema": "meeple-record/1"': how every line starts
@@ -226,6 +228,82 @@ def _play_ray(match: Match, indices: range, address: str, workers: int, timing: 
             ray.shutdown()
 
 
+# --- training data ---------------------------------------------------------------------------
+
+def training_examples(records: str | os.PathLike | Iterable[Record]) -> dict[str, np.ndarray]:
+    """Arrays for training a policy and value network from self-play records written with
+    policies (``--policies``; a JSON-lines path or `Record` objects): one row per move whose mover
+    searched (its ``meta["policies"]`` entry is not null), in record and move order.
+
+    - ``observations``: float32 (rows, observation size), `observation_tensor()` before the move,
+      from the mover's view;
+    - ``masks``: uint8 (rows, actions), `legal_actions_mask()` there;
+    - ``policies``: float32 (rows, actions), the search's visit shares (sum 1, 0 off the mask);
+    - ``values``: float32 (rows,), the mover's return at the end of the game;
+    - ``players``: int32 (rows,), the mover; ``actions``: int32 (rows,), the move played.
+
+    ValueError if there are no records, if a record has no policies, or if its policies do not fit
+    its actions.
+
+    >>> import io, meeple
+    >>> from meeple.bots import Match
+    >>> out = io.StringIO()
+    >>> _ = run(Match(meeple.load("abacuachego"), ("mcts:20", "random"), policies=True), 2, out=out)
+    >>> data = training_examples(Record.from_json(line) for line in out.getvalue().splitlines())
+    >>> data["policies"].shape[1] == meeple.load("abacuachego").num_distinct_actions()
+    True
+    >>> bool((data["players"] == 0).all())  # only the MCTS seat searched
+    True
+    """
+    if isinstance(records, (str, os.PathLike)):
+        with open(records, encoding="utf-8") as f:
+            records = [Record.from_json(line) for line in f if line.strip()]
+    columns: dict[str, list] = {k: [] for k in ("observations", "masks", "policies", "values", "players", "actions")}
+    widths = None  # (observation size, actions) of the records' game
+    for number, record in enumerate(records):
+        searches = record.meta.get("policies")
+        if not isinstance(searches, list) or len(searches) != len(record.actions):
+            raise ValueError(f"record {number} has no policy for each action (meta.policies): play it with "
+                             "--policies / Match(policies=True)")
+        if record.returns is None:
+            raise ValueError(f"record {number} has no returns: the game was not finished")
+        if widths is None:
+            game = record.load_game()
+            widths = (int(np.prod(game.observation_shape())), game.num_distinct_actions())
+        for move, (state, action, search) in enumerate(zip(record.states(), record.actions, searches)):
+            if search is None:
+                continue
+            player = state.current_player()
+            mask = state.legal_actions_mask()
+            try:
+                pairs = [(int(a), int(n)) for a, n in search]
+            except (TypeError, ValueError):
+                raise ValueError(f"record {number}, move {move}: a policy is a list of [action, visits], "
+                                 f"got {search!r}") from None
+            moves = [a for a, _ in pairs]
+            if (not pairs or len(set(moves)) < len(moves) or any(not 0 <= a < len(mask) or not mask[a] or n < 0
+                                                                 for a, n in pairs)
+                    or sum(n for _, n in pairs) == 0):
+                raise ValueError(f"record {number}, move {move}: policy {search!r} is not visits of legal actions")
+            policy = np.zeros(len(mask), dtype=np.float64)
+            policy[moves] = [n for _, n in pairs]
+            columns["observations"].append(state.observation_tensor(player))
+            columns["masks"].append(mask)
+            columns["policies"].append(policy / policy.sum())
+            columns["values"].append(record.returns[player])
+            columns["players"].append(player)
+            columns["actions"].append(action)
+    if widths is None:
+        raise ValueError("no records")
+    observation_size, actions = widths
+    return {"observations": np.array(columns["observations"], dtype=np.float32).reshape(-1, observation_size),
+            "masks": np.array(columns["masks"], dtype=np.uint8).reshape(-1, actions),
+            "policies": np.array(columns["policies"], dtype=np.float32).reshape(-1, actions),
+            "values": np.array(columns["values"], dtype=np.float32),
+            "players": np.array(columns["players"], dtype=np.int32),
+            "actions": np.array(columns["actions"], dtype=np.int32)}
+
+
 # --- output files ----------------------------------------------------------------------------
 
 def _differences(doc: dict, meta: dict, match: Match, index: int) -> list[str]:
@@ -246,6 +324,9 @@ def _differences(doc: dict, meta: dict, match: Match, index: int) -> list[str]:
         out.append(f"seat rotation {'on' if rotated else 'off'} (this command: "
                    f"{'on' if match.rotate_seats else 'off'}, --rotate-seats)")
         return out  # the bots by seat differ too, from game 1 on
+    if ("policies" in meta) != match.policies:
+        out.append(f"searches {'recorded' if 'policies' in meta else 'not recorded'} (this command: "
+                   f"{'recorded' if match.policies else 'not recorded'}, --policies)")
     for name, value, wanted in (("bots", meta.get("bots"), match.seat_specs(index)),
                                 ("seed", meta.get("seed", match.seed), match.seed)):
         if value != wanted:
