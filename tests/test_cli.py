@@ -14,6 +14,7 @@ import pytest
 
 import meeple
 from meeple import cli
+from meeple.bots import MCTS
 from meeple.serialization import Record
 
 ABACUACHEGO = meeple.load("abacuachego")
@@ -445,6 +446,32 @@ def test_records_to_a_reader_that_stops_early_end_quietly():
     _, stderr = writer.communicate(timeout=120)
     assert first.startswith(b'{"schema": "meeple-record/1"')
     assert writer.returncode == 1 and b"Traceback" not in stderr and b"BrokenPipe" not in stderr, stderr
+
+
+def test_play_hint_shows_what_mcts_prefers(capsys, monkeypatch):
+    code, output, _ = play(capsys, monkeypatch, ["help", "hint", "hint 64", "hint 0", "hint many", "3cw", "hint 64",
+                                                 "quit"], "abacuachego", "--seed", "5")
+    assert code == 0
+    assert "hint [N] (the moves MCTS prefers here after N simulations, default 1000)" in output
+    game = meeple.load("abacuachego")
+    state = game.new_initial_state(seed=5)
+
+    def expected(simulations, moves_so_far):
+        # The hint's search: MCTS seeded by the game's seed and the moves so far.
+        bot = MCTS(game, simulations=simulations, seed=meeple.bots.derive_seed(5, moves_so_far))
+        bot.step(state)
+        ranked = sorted(bot.last_visits.items(), key=lambda item: (-item[1], item[0]))
+        total = sum(bot.last_visits.values())
+        first, second = ((state.action_to_string(a), a, round(100 * n / total)) for a, n in ranked[:2])
+        return (f"MCTS ({simulations:,} simulations) prefers {first[0]} [{first[1]}] ({first[2]}% of visits); "
+                f"then {second[0]} [{second[1]}] ({second[2]}% of visits)")
+
+    assert expected(1000, 0) in output and expected(64, 0) in output
+    assert output.count("hint takes a number of simulations from 1 to 1,000,000") == 2
+    state.apply_action(state.string_to_action("3cw"))
+    bot_move = output.split("You play 3cw", 1)[1].split(" plays ", 1)[1].split("\n", 1)[0]
+    state.apply_action(state.string_to_action(bot_move))
+    assert expected(64, 2) in output.split("You play 3cw", 1)[1]
 
 
 def test_play_cards_command_describes_the_cards_in_play(capsys, monkeypatch):

@@ -30,7 +30,7 @@ import numpy as np
 
 from . import __version__, list_games, load
 from ._registry import game_spec, parse_game_string
-from .bots import (Bot, Match, choose_action, derive_seed, inform_bots, make_bot, parse_bot_specs,
+from .bots import (MCTS, Bot, Match, choose_action, derive_seed, inform_bots, make_bot, parse_bot_specs,
                    restart_bots, sample_chance)
 from .serialization import RECORD_SCHEMA, Record, state_from_document
 
@@ -299,7 +299,9 @@ class _Abandon(Exception):
 
 
 HELP = """Enter a move by its name or by its number in [brackets].
-Commands: help, board (show the board), undo (take back your last move), quit."""
+Commands: help, board (show the board), undo (take back your last move), quit,
+hint [N] (the moves MCTS prefers here after N simulations, default 1000)."""
+HINT_SIMULATIONS, MAX_HINT_SIMULATIONS = 1000, 1_000_000
 
 
 class TerminalGame:
@@ -362,12 +364,28 @@ class TerminalGame:
                 print(self._cards_text(self.state))
             elif text == "undo":
                 self._undo()
+            elif text.split()[:1] == ["hint"]:
+                print(self._hint(text[4:].strip()))
             elif text:
                 action = parse_move(self.state, text)
                 if action is not None:
                     return action
                 print(f"{text!r} is not a legal move.")
                 print(legal_moves_text(self.state))
+
+    def _hint(self, argument: str) -> str:
+        """The three moves MCTS visits most from here (a search seeded by the game's seed and the
+        number of moves so far, so the same position gets the same hint)."""
+        if argument and not (argument.isdigit() and 1 <= int(argument) <= MAX_HINT_SIMULATIONS):
+            return f"hint takes a number of simulations from 1 to {MAX_HINT_SIMULATIONS:,}, got {argument!r}."
+        simulations = int(argument) if argument else HINT_SIMULATIONS
+        bot = MCTS(self.game, simulations=simulations, seed=derive_seed(self.seed, len(self.actions)))
+        bot.step(self.state.clone())
+        total = sum(bot.last_visits.values())
+        ranked = sorted(bot.last_visits.items(), key=lambda item: (-item[1], item[0]))[:3]
+        moves = [f"{self.state.action_to_string(a)} [{a}] ({100 * n / total:.0f}% of visits)" for a, n in ranked]
+        return f"MCTS ({simulations:,} simulations) prefers {moves[0]}" + \
+            (f"; then {', '.join(moves[1:])}." if len(moves) > 1 else ".")
 
     def _show(self) -> None:
         print()
