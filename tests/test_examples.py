@@ -104,3 +104,25 @@ def test_flat_monte_carlo_values_see_an_immediate_win():
 def test_examples_plug_into_selfplay(bot):
     out = _run("-m", "meeple", "selfplay", "abacuachego", "--games", "2", "--bots", f"{bot},random")
     assert re.search(rf"seat 0 \[{re.escape(bot)}\]: \d wins", out), out
+
+
+def test_policy_from_search_learns_to_beat_random():
+    out = _run(str(EXAMPLES / "policy_from_search.py"), "abacuachego")
+    rows = dict(re.findall(r"^\s*(.+?)\s+\d\.\d{3}\s+\d+%\s+([+-]\d\.\d\d)$", out, re.MULTILINE))
+    assert set(rows) == {"uniform (plays 1st legal)", "a preference per action", "learned (linear)"}, out
+    assert float(rows["learned (linear)"]) > 0.5 > float(rows["uniform (plays 1st legal)"]), out
+
+
+def test_policy_from_search_fits_the_visit_shares():
+    """On the training positions, the fitted policy's cross entropy to the searches is below the
+    uniform policy's and the per-action baseline's, and a policy that ignores the position has
+    W = 0."""
+    example = _example("policy_from_search")
+    game = meeple.load("abacuachego")
+    data = example.self_play_examples(game, 30, 100, seed=2)
+    assert data["policies"].shape == (len(data["actions"]), game.num_distinct_actions())
+    weights, bias = example.fit_policy(data)
+    flat_weights, flat_bias = example.fit_policy(data, use_observations=False)
+    assert not flat_weights.any()
+    uniform = example.cross_entropy(data, 0 * weights, 0 * bias)
+    assert example.cross_entropy(data, weights, bias) < example.cross_entropy(data, flat_weights, flat_bias) < uniform
