@@ -344,6 +344,10 @@ def test_training_examples_refuse_records_without_searches(tmp_path, reference_f
         record.meta["policies"][0] = bad
         with pytest.raises(ValueError, match=f"record 0, move 0: .*{message}"):
             selfplay.training_examples([record])
+    other = Match(meeple.load("abacuachego", parity="pit"), ("mcts:10", "random"), policies=True).play(0)
+    with pytest.raises(ValueError, match="record 1 is a game of abacuachego .*'parity': 'pit'.*one game"):
+        selfplay.training_examples([Match(meeple.load("abacuachego"), ("mcts:10", "random"), policies=True).play(0),
+                                    other])
     # Random bots search nothing: no rows, of the game's widths.
     plain = Match(meeple.load("abacuachego"), ("random", "random"), policies=True).play(0)
     assert plain.meta["policies"] == [None] * len(plain.actions)

@@ -242,8 +242,8 @@ def training_examples(records: str | os.PathLike | Iterable[Record]) -> dict[str
     - ``values``: float32 (rows,), the mover's return at the end of the game;
     - ``players``: int32 (rows,), the mover; ``actions``: int32 (rows,), the move played.
 
-    ValueError if there are no records, if a record has no policies, or if its policies do not fit
-    its actions.
+    ValueError if there are no records, if they are not all of one game and parameters, if a
+    record has no policies, or if its policies do not fit its actions.
 
     >>> import io, meeple
     >>> from meeple.bots import Match
@@ -260,6 +260,7 @@ def training_examples(records: str | os.PathLike | Iterable[Record]) -> dict[str
             records = [Record.from_json(line) for line in f if line.strip()]
     columns: dict[str, list] = {k: [] for k in ("observations", "masks", "policies", "values", "players", "actions")}
     widths = None  # (observation size, actions) of the records' game
+    first: tuple[str, dict] | None = None  # the first record's game and parameters: all must share them
     for number, record in enumerate(records):
         searches = record.meta.get("policies")
         if not isinstance(searches, list) or len(searches) != len(record.actions):
@@ -267,9 +268,13 @@ def training_examples(records: str | os.PathLike | Iterable[Record]) -> dict[str
                              "--policies / Match(policies=True)")
         if record.returns is None:
             raise ValueError(f"record {number} has no returns: the game was not finished")
-        if widths is None:
+        if first is None:
+            first = (record.game, record.parameters)
             game = record.load_game()
             widths = (int(np.prod(game.observation_shape())), game.num_distinct_actions())
+        elif (record.game, record.parameters) != first:
+            raise ValueError(f"record {number} is a game of {record.game} {record.parameters}, record 0 of "
+                             f"{first[0]} {first[1]}: training examples come from one game")
         for move, (state, action, search) in enumerate(zip(record.states(), record.actions, searches)):
             if search is None:
                 continue
