@@ -135,7 +135,7 @@ def _build_parser() -> argparse.ArgumentParser:
     render.add_argument("--json", metavar="FILE", help="a state or record JSON document ('-': stdin)")
     render.add_argument("--seed", type=_seed, help="seed of the initial state (default 0)")
     render.add_argument("--moves", default="",
-                        help='moves to play, as strings or numbers: "3cw 5ccw", "take 0 place 3 12"; '
+                        help='moves to play, as strings or numbers: "3cw 5ccw", "take 0 place red 4,0"; '
                              'moves may also be separated by ";"')
     return parser
 
