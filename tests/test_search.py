@@ -399,12 +399,18 @@ def test_vector_game_random_actions_are_a_new_array_at_every_call():
     assert all(vec.masks[i, a] for i, a in enumerate(third))
 
 
+def _decision_state(game, seed):
+    """The initial state of `seed`, explicit chance resolved by the first outcomes."""
+    state = game.new_initial_state(seed=seed)
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    return state
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_mcts_returns_a_legal_action_deterministically(name):
     game = meeple.load(name)
-    state = game.new_initial_state(seed=4)
-    while state.is_chance_node():
-        state.apply_action(state.legal_actions()[0])
+    state = _decision_state(game, 4)
     first = MCTS(game, simulations=100, seed=5).step(state)
     assert first in state.legal_actions()
     assert MCTS(game, simulations=100, seed=5).step(state) == first
@@ -416,9 +422,7 @@ def test_mcts_returns_a_legal_action_deterministically(name):
 @pytest.mark.parametrize("name", GAMES)
 def test_mcts_policy_is_the_root_visit_shares(name):
     game = meeple.load(name)
-    state = game.new_initial_state(seed=6)
-    while state.is_chance_node():
-        state.apply_action(state.legal_actions()[0])
+    state = _decision_state(game, 6)
     bot = MCTS(game, simulations=60, threads=2, seed=3)
     with pytest.raises(ValueError, match="no search yet"):
         bot.last_policy()

@@ -155,14 +155,18 @@ class MCTS(BaseBot):
         game, summing to 1; 0 for actions not visited, illegal ones included)."""
         if not self.last_visits:
             raise ValueError("no search yet: call step(state) first")
-        policy = np.zeros(self.game.num_distinct_actions(), dtype=np.float32)
-        actions = np.fromiter(self.last_visits.keys(), dtype=np.int64, count=len(self.last_visits))
-        counts = np.fromiter(self.last_visits.values(), dtype=np.float64, count=len(self.last_visits))
-        policy[actions] = counts / counts.sum()
-        return policy
+        return visit_shares(self.last_visits, self.game.num_distinct_actions())
 
     def __repr__(self) -> str:
         return f"MCTS(simulations={self.simulations}, threads={self.threads}, c={self.c})"
+
+
+def visit_shares(visits: Mapping[int, int], num_actions: int) -> np.ndarray:
+    """Visit counts {action: visits} (not all 0) as shares over action ids 0..num_actions-1
+    (float32, summing to 1; 0 for actions not listed)."""
+    shares = np.zeros(num_actions, dtype=np.float64)
+    shares[list(visits)] = list(visits.values())
+    return (shares / shares.sum()).astype(np.float32)
 
 
 def _mcts_bot(argument: str | None, game: Any, seed: int | None) -> Bot:

@@ -47,7 +47,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from .bots import Match, derive_seed
+from .bots import Match, derive_seed, visit_shares
 from .serialization import RECORD_SCHEMA, Record
 
 __all__ = ["Game", "Summary", "Existing", "ResumeError", "RayUnavailable", "run", "play", "read_existing",
@@ -285,16 +285,13 @@ def training_examples(records: str | os.PathLike | Iterable[Record]) -> dict[str
             except (TypeError, ValueError):
                 raise ValueError(f"record {number}, move {move}: a policy is a list of [action, visits], "
                                  f"got {search!r}") from None
-            moves = [a for a, _ in pairs]
-            if (not pairs or len(set(moves)) < len(moves) or any(not 0 <= a < len(mask) or not mask[a] or n < 0
-                                                                 for a, n in pairs)
-                    or sum(n for _, n in pairs) == 0):
+            visits = dict(pairs)
+            if (not visits or len(visits) < len(pairs) or sum(visits.values()) == 0
+                    or any(not 0 <= a < len(mask) or not mask[a] or n < 0 for a, n in pairs)):
                 raise ValueError(f"record {number}, move {move}: policy {search!r} is not visits of legal actions")
-            policy = np.zeros(len(mask), dtype=np.float64)
-            policy[moves] = [n for _, n in pairs]
             columns["observations"].append(state.observation_tensor(player))
             columns["masks"].append(mask)
-            columns["policies"].append(policy / policy.sum())
+            columns["policies"].append(visit_shares(visits, len(mask)))
             columns["values"].append(record.returns[player])
             columns["players"].append(player)
             columns["actions"].append(action)
