@@ -29,12 +29,16 @@ def rollout_values(state: meeple.State, rollouts: int, seed: int = 0, threads: i
     returns = np.zeros(len(vec))
     pending = np.ones(len(vec), dtype=bool)  # slots whose loaded game has not ended yet
     for k, action in enumerate(actions):
-        child = state.child(action)
         for slot in range(k * rollouts, (k + 1) * rollouts):
-            if child.is_terminal():  # nothing to play: the result is known
-                returns[slot], pending[slot] = child.returns()[player], False
+            # Each rollout draws a future of its own: with implicit chance (Harmonies) the state's
+            # generator would otherwise give every rollout the draws the real game will make.
+            world = state.clone()
+            world.reseed(derive_seed(seed, slot))
+            world.apply_action(action)
+            if world.is_terminal():  # nothing to play: the result is known
+                returns[slot], pending[slot] = world.returns()[player], False
             else:
-                vec.set_state(slot, child)
+                vec.set_state(slot, world)
     while pending.any():
         rewards, terminated = vec.step(vec.random_actions())
         ended = pending & terminated

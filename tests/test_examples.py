@@ -73,6 +73,21 @@ def test_negamax_agrees_with_plain_minimax():
             assert alpha_beta.negamax(state, 4, -1e9, 1e9) == minimax(state, 4, state.current_player())
 
 
+def test_flat_monte_carlo_rollouts_do_not_know_the_draws_to_come():
+    """Harmonies' draws come from the state's generator; rollouts reseed their copies, so the
+    values depend on the position and the seed, not on that generator."""
+    flat_monte_carlo = _example("flat_monte_carlo")
+    state = meeple.load("harmonies").new_initial_state(seed=2)
+    while state.move_number() < 4:  # the first turn's end, which draws a refill, is near
+        state.apply_action(int(state.legal_actions()[0]))
+    values = []
+    for generator in (1, 2):
+        world = state.clone()
+        world.reseed(generator)
+        values.append(flat_monte_carlo.rollout_values(world, 8, seed=3))
+    assert values[0] == values[1]
+
+
 def test_flat_monte_carlo_values_see_an_immediate_win():
     """From positions with a winning move, that move's rollouts all return +1 (the game is over)."""
     flat_monte_carlo = _example("flat_monte_carlo")

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import meeple
 from meeple._registry import game_spec
-from games import (GAMES, cases, entry_of, play_random, protocol_perft, random_actions,
+from games import (GAMES, cases, choose_random, entry_of, play_random, protocol_perft, random_actions,
                    random_game)
 
 CASES = cases()
@@ -290,6 +290,46 @@ def test_clone_independence(case):
                     assert state.to_dict() == d and clone != state
             if ply % 10 == 5:
                 kept.append((state.clone(), d))
+
+
+def _position(state) -> dict:
+    return {k: v for k, v in state.to_dict().items() if k != "rng"}
+
+
+@pytest.mark.parametrize("implementation", ["engine", "reference"])
+def test_reseed_changes_only_the_draws_to_come(case, implementation):
+    """`reseed(seed)` (for search that determinises) keeps the position; with implicit chance the
+    draws still to come then follow from `seed` alone, and the generator is `seed` itself in both
+    implementations; other games and modes are unchanged. A bad seed raises and changes nothing."""
+    game = case.load() if implementation == "engine" else case.load_reference()
+    implicit = case.name == "harmonies" and case.params.get("chance", "implicit") == "implicit"
+    futures_differ = 0
+    for seed in range(3):
+        for ply, state in enumerate(random_game(game, seed)):
+            if ply % 9 or state.is_terminal():
+                continue
+            d = state.to_dict()
+            for bad in (-1, 2**64, 1.5, "1", None, True):
+                with pytest.raises((TypeError, ValueError)):
+                    state.reseed(bad)
+                assert state.to_dict() == d
+            same, again, other = state.clone(), state.clone(), state.clone()
+            for copy_, value in ((same, 11), (again, 11), (other, 12)):
+                copy_.reseed(value)
+                assert _position(copy_) == _position(state)
+            assert same.to_dict() == ({**d, "rng": f"0x{11:016x}"} if implicit else d)
+            chooser = random.Random(ply)
+            for _ in range(20):  # the same actions: the same draws after the same seed
+                if same.is_terminal():
+                    break
+                action = choose_random(same, chooser)
+                same.apply_action(action)
+                again.apply_action(action)
+                if action in other.legal_actions():
+                    other.apply_action(action)
+            assert same.to_dict() == again.to_dict()
+            futures_differ += _position(same) != _position(other)
+    assert (futures_differ > 0) == implicit
 
 
 @pytest.mark.parametrize("implementation", ["engine", "reference"])

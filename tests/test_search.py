@@ -437,6 +437,25 @@ def test_mcts_policy_is_the_root_visit_shares(name):
     assert policy[action] == policy.max() and policy[state.legal_actions_mask() == 0].sum() == 0
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_mcts_cannot_read_the_future_of_implicit_chance(threads):
+    """Harmonies' draws come from the state's generator. The search determinises (reseeds its
+    copies), so positions that differ only in the draws to come get the same search."""
+    game = meeple.load("harmonies")
+    state = game.new_initial_state(seed=5)
+    while state.move_number() < 6:  # into the first turn: its refill is drawn when it ends
+        state.apply_action(int(state.legal_actions()[0]))
+    assert len(state.legal_actions()) > 1
+    visits = []
+    for seed in (1, 2, 3):
+        other = state.clone()
+        other.reseed(seed)
+        bot = MCTS(game, simulations=400, threads=threads, seed=7)
+        bot.step(other)
+        visits.append(bot.last_visits)
+    assert visits[0] == visits[1] == visits[2]
+
+
 def test_mcts_rejects_bad_arguments():
     game = meeple.load("abacuachego")
     for kwargs in ({"simulations": 0}, {"threads": 0}, {"c": -1}, {"simulations": 1.5}):

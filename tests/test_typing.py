@@ -3,6 +3,7 @@ a type checker sees them through `meeple.load`), and the package, which ships `p
 mypy, so users' type checkers and editors get real types."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -30,6 +31,18 @@ def test_engine_classes_are_exactly_the_protocol_plus_their_extras(name):
     assert isinstance(game, meeple.Game) and isinstance(state, meeple.State)
     assert public(state) == public(meeple.State) | STATE_EXTRAS[name]
     assert public(game) == public(meeple.Game) | GAME_EXTRAS[name]
+
+
+ENGINE_ONLY = {"state_size_bytes", "perft", "random_playouts"}  # docs/protocol.md marks them
+
+
+@pytest.mark.parametrize("name", meeple.list_games())
+def test_reference_classes_have_the_protocol_but_the_engine_only_methods(name):
+    game = meeple.reference.load(name)
+    state = game.new_initial_state(seed=1)
+    assert (public(meeple.State) - public(state)) | (public(meeple.Game) - public(game)) == ENGINE_ONLY
+    engine_state = meeple.load(name).from_json(json.dumps(state.to_document()))
+    assert engine_state.to_document() == state.to_document() == json.loads(state.to_json())
 
 
 def test_py_typed_ships_with_the_package():

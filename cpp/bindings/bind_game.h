@@ -452,6 +452,20 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
             s.game->apply_action(s.state, checked_action<G, Traits>(*s.game, s.state, action));
           },
           py::arg("action"))
+      .def(
+          "reseed",
+          [](S& s, py::object seed) {
+            if (seed.is_none() || PyBool_Check(seed.ptr()) || !PyIndex_Check(seed.ptr()))
+              throw py::type_error("reseed needs a seed: an int in 0..2**64-1, got " +
+                                   py::repr(seed).cast<std::string>());
+            const uint64_t value = to_seed(seed);  // checked before anything changes
+            if constexpr (requires(const G& g, typename G::State& st) { g.reseed(st, value); })
+              s.game->reseed(s.state, value);
+          },
+          py::arg("seed"),
+          "Draws the chance still to come (implicit chance) from a new generator seeded by `seed`; "
+          "the position is unchanged. A search determinises with it, so that clones do not "
+          "replay this state's future. No effect on games or modes without implicit chance.")
       .def("clone", [](const S& s) { return S{s.game, s.state}; })
       .def("__copy__", [](const S& s) { return S{s.game, s.state}; })
       .def("__deepcopy__", [](const S& s, py::dict) { return S{s.game, s.state}; })

@@ -356,6 +356,12 @@ class Game {
   const Geometry& geometry() const { return geo_[params_.side]; }
 
   State initial_state(uint64_t seed) const;
+  // A new generator for implicit chance: the draws still to come follow from `seed`, the position
+  // is unchanged. Search determinises with it (common/mcts.h), so it cannot read the future from
+  // the state; explicit chance never draws from the generator, so it is left alone there.
+  void reseed(State& s, uint64_t seed) const {
+    if (!params_.explicit_chance) s.rng = Rng(seed);
+  }
   // Recomputes PlayerState::targets (for boards built cell by cell, e.g. from a dict).
   void refresh_targets(PlayerState& p) const {
     for (int j = 0; j < kMaxHeld; ++j) p.targets[j] = cube_targets(p, p.card[j]);

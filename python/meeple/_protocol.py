@@ -31,6 +31,8 @@ class State(Protocol):
     def apply_action(self, action: int) -> None:
         """Plays `action`; an illegal one raises ValueError and changes nothing."""
     def clone(self) -> State: ...
+    def reseed(self, seed: int) -> None:
+        """Implicit chance still to come is drawn from a generator seeded by `seed` (position unchanged)."""
     def transposition_key(self) -> int:
         """A 64-bit int that equal states share, for transposition tables."""
     def child(self, action: int) -> State:

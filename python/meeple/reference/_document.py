@@ -12,11 +12,13 @@ SCHEMA = "meeple-state/1"
 FIELDS = ("schema", "game", "parameters", "state")
 
 
-def to_json(state, indent=None):
+def to_document(state):
     game = state.game
-    document = {"schema": SCHEMA, "game": game.name, "parameters": game.parameters(),
-                "state": state.to_dict()}
-    return json.dumps(document, indent=indent)
+    return {"schema": SCHEMA, "game": game.name, "parameters": game.parameters(), "state": state.to_dict()}
+
+
+def to_json(state, indent=None):
+    return json.dumps(to_document(state), indent=indent)
 
 
 def transposition_key(state):

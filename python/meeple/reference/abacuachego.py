@@ -367,6 +367,10 @@ class AbacuachegoState:
         """The state as the engine's versioned JSON document (docs/serialization.md)."""
         return _document.to_json(self, indent)
 
+    def to_document(self):
+        """The document of `to_json` as plain data."""
+        return _document.to_document(self)
+
     def to_dict(self):
         return {
             "pits": [list(self._pits[ZIPA]), list(self._pits[ZAQUE])],
@@ -374,6 +378,12 @@ class AbacuachegoState:
             "current_player": self._player,
             "ply": self._ply,
         }
+
+    def reseed(self, seed):
+        """The protocol's reseed: this game has no chance, so it only checks `seed`."""
+        value = _as_int(seed)
+        if value is None or not 0 <= value < 2 ** 64:
+            raise ValueError(f"seed must be an integer in 0..2**64-1, got {seed!r}")
 
     def clone(self):
         return AbacuachegoState(self._game, [list(row) for row in self._pits], list(self._stores),

@@ -965,6 +965,15 @@ class HarmoniesState:
 
     # ----------------------------------------------------------------- copies, dicts
 
+    def reseed(self, seed):
+        """Implicit chance: the draws still to come follow from `seed` (it becomes the rng, as in
+        new_initial_state); the position is unchanged. Explicit chance draws nothing from the rng."""
+        value = _as_int(seed)
+        if value is None or not 0 <= value < 2 ** 64:
+            raise ValueError(f"seed must be an integer in 0..2**64-1, got {seed!r}")
+        if not self._game.explicit:
+            self._rng = value
+
     def clone(self):
         other = HarmoniesState.__new__(HarmoniesState)
         other.__dict__.update(self.__dict__)
@@ -1005,6 +1014,10 @@ class HarmoniesState:
     def to_json(self, indent=None):
         """The state as the engine's versioned JSON document (docs/serialization.md)."""
         return _document.to_json(self, indent)
+
+    def to_document(self):
+        """The document of `to_json` as plain data."""
+        return _document.to_document(self)
 
     def to_dict(self):
         """The state dict of docs/rules/harmonies.md ("State dict")."""

@@ -994,6 +994,12 @@ class ImperialHarvestState:
             return [0.0, 0.0]
         return [1.0, -1.0] if own > other else [-1.0, 1.0]
 
+    def reseed(self, seed):
+        """The protocol's reseed: this game has no chance, so it only checks `seed`."""
+        value = _as_int(seed)
+        if value is None or not 0 <= value < 2 ** 64:
+            raise ValueError(f"seed must be an integer in 0..2**64-1, got {seed!r}")
+
     def clone(self):
         other = ImperialHarvestState.__new__(ImperialHarvestState)
         other.__dict__.update(self.__dict__)
@@ -2241,6 +2247,10 @@ class ImperialHarvestState:
     def to_json(self, indent=None):
         """The state as the engine's versioned JSON document (docs/serialization.md)."""
         return _document.to_json(self, indent)
+
+    def to_document(self):
+        """The document of `to_json` as plain data."""
+        return _document.to_document(self)
 
     def to_dict(self):
         def pair(c):
