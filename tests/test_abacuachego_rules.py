@@ -690,6 +690,20 @@ def test_r17_bad_values_name_the_valid_range(impl, name, value, words):
 def test_r17_seeds_limit_depends_on_pits(impl):
     with pytest.raises(ValueError):
         make_game(impl, pits_per_row=12, seeds_per_pit=2501)   # 2*12*2501 = 60024
+    make_game(impl, pits_per_row=12, seeds_per_pit=2500)
+
+
+def test_r17_engine_names_the_largest_seeds_per_pit_for_the_pits():
+    if not _engine_available():
+        pytest.skip("meeple._core is not built")
+    import meeple
+
+    for pits, largest in ((10, 3000), (2, 15000), (12, 2500)):
+        meeple.load("abacuachego", pits_per_row=pits, seeds_per_pit=largest)
+        with pytest.raises(ValueError, match=f"seeds_per_pit.*\\b{largest}\\b"):
+            meeple.load("abacuachego", pits_per_row=pits, seeds_per_pit=largest + 1)
+    listed = meeple._registry.game_spec("abacuachego").params[1]
+    assert (listed.name, listed.high) == ("seeds_per_pit", 15000)  # 2 pits: the most any board takes
 
 
 @pytest.mark.parametrize("name, value", [

@@ -224,7 +224,7 @@ def test_parse_bot_specs():
     assert parse_bot_specs("random", 3) == ["random"] * 3
     assert parse_bot_specs(" random , mod:Bot ", 2) == ["random", "mod:Bot"]
     assert parse_bot_specs("random", 0) == []
-    with pytest.raises(ValueError, match="expected 1 or 2 bot specs, got 3"):
+    with pytest.raises(ValueError, match=r"expected 1 bot spec \(for every seat\) or 2 \(one per seat\), got 3"):
         parse_bot_specs("random,random,random", 2)
     with pytest.raises(ValueError, match="empty bot spec"):
         parse_bot_specs("random,,random", 3)

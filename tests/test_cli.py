@@ -150,7 +150,7 @@ def test_play_against_an_imported_bot(capsys, monkeypatch):
 @pytest.mark.parametrize("argv, message", [
     (["abacuachego", "--seat", "2"], "--seat must be in 0..1 for abacuachego, got 2"),
     (["abacuachego", "--bot", "mcts:lots"], "bot 'mcts' takes a number of simulations"),
-    (["abacuachego", "--bot", "random,random"], "expected 1 or 1 bot specs, got 2"),
+    (["abacuachego", "--bot", "random,random"], "expected 1 bot spec, got 2"),
     (["nochess"], "unknown game 'nochess'"),
     (["abacuachego", "-p", "parity"], "bad parameter 'parity'; expected KEY=VALUE"),
     (["abacuachego", "--seed", "-1"], "argument --seed: expected an integer in 0..2\\*\\*64-1"),
@@ -168,7 +168,7 @@ def summary_numbers(text: str) -> tuple[list[int], int, int]:
     """(wins per seat, draws, games) read back from a selfplay summary. A one-player game has no
     wins or draws: every game counts as a "draw" here, so wins + draws == games holds."""
     wins = [int(w) for w in re.findall(r"seat \d+ \[.*\]: (\d+) wins", text)]
-    games = int(re.search(r": (\d+) games in", text).group(1))
+    games = int(re.search(r": (\d+) games\b", text).group(1))
     draws_line = re.search(r"draws: (\d+)", text)
     draws = int(draws_line.group(1)) if draws_line else games - sum(wins)
     return wins, draws, games
@@ -233,7 +233,8 @@ def test_selfplay_out_to_stdout(capsys):
     (["--games", "x"], "argument --games"),
     ([], "the following arguments are required: --games"),
     (["--games", "2", "--bots", "random,nope"], "unknown bot 'nope'"),
-    (["--games", "2", "--bots", "random,random,random"], "expected 1 or 2 bot specs, got 3"),
+    (["--games", "2", "--bots", "random,random,random"],
+     "expected 1 bot spec (for every seat) or 2 (one per seat), got 3"),
     (["--games", "2", "--workers", "0"], "argument --workers"),
     (["--games", "2", "-p", "parity=odd"], "bad value 'odd' for parameter 'parity'"),
     (["--games", "2", "-p", "parity=pit", "-p", "parity=count"], "parameter 'parity' given twice"),
@@ -341,6 +342,9 @@ def test_render_record(capsys, tmp_path):
     assert code == 0 and out == str(Record.from_json(first).replay()) + "\n"
     code, _, err = run(capsys, "render", "--json", str(path))
     assert code == 2 and "pass one line" in err
+    for moves in ("1cw", "1cw; 2cw"):  # a record's game is over: no move can follow
+        code, _, err = run(capsys, "render", "--json", str(tmp_path / "one.json"), "--moves", moves)
+        assert code == 2 and "move 1 ('1cw') comes after the end of the game" in err
 
 
 @pytest.mark.parametrize("argv, message", [

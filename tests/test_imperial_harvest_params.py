@@ -60,6 +60,15 @@ def test_bad_board_and_seed_name_the_choices():
         meeple.load("imperial_harvest", board="random", board_seed=-1)
 
 
+@pytest.mark.parametrize("load", [meeple.load, meeple.reference.load], ids=["engine", "reference"])
+@pytest.mark.parametrize("board", ["standard", "symmetric"])
+def test_board_seed_needs_the_random_board(load, board):
+    """board_seed only chooses a random board; with a named board it would be silently unused."""
+    with pytest.raises(ValueError, match=f"board_seed=3 needs board='random' \\(board is '{board}'\\)"):
+        load("imperial_harvest", board=board, board_seed=3)
+    assert load("imperial_harvest", board=board, board_seed=None).parameters()["board_seed"] is None
+
+
 def test_character_table_problems_are_named(tmp_path):
     table = data("characters")
     table["characters"] = table["characters"][:-1]

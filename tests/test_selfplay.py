@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +29,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 def games_line(text: str) -> int:
     first = text.splitlines()[0]
-    return int(first.split(": ", 1)[1].split(" games in", 1)[0])
+    return int(re.match(r".*?: (\d+) games\b", first).group(1))
 
 
 @pytest.fixture(scope="module")
@@ -235,8 +236,14 @@ def test_more_games_extend_the_file_and_fewer_play_none(capsys, tmp_path, refere
     assert run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)[0] == 0
     assert path.read_bytes() == reference_file.read_bytes()
     code, out, _ = run(capsys, *MCTS_ARGS, "--games", "5", "--out", path)
-    assert code == 0 and games_line(out) == 12 and "no games played" in out
+    assert code == 0 and games_line(out) == 5 and "no games played" in out
+    assert out.splitlines()[0] == "abacuachego: 5 games"  # no time: nothing was played
+    assert f"{path} holds 7 more games, after game 4; they are not in this summary (--games 12" in out
     assert path.read_bytes() == reference_file.read_bytes()
+    summary = selfplay.run(Match(meeple.load("abacuachego"), ("mcts:40", "random"), seed=3), 5, path)
+    assert (summary.games, summary.resumed, summary.played, summary.beyond) == (5, 5, 0, 7)
+    first_five = [Record.from_json(line) for line in path.read_text().splitlines()[:5]]
+    assert summary.returns.tolist() == [r.returns for r in first_five]
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -39,7 +39,7 @@ class Param:
         if self.type is int:
             lo = "" if self.low is None else str(self.low)
             hi = "" if self.high is None else str(self.high)
-            return f"int {lo}..{hi}"
+            return ("None | " if self.default is None else "") + f"int {lo}..{hi}"
         return self.type.__name__
 
     def convert(self, game: str, value: Any) -> Any:

@@ -16,9 +16,12 @@ from __future__ import annotations
 from . import _core
 from ._registry import GameSpec, Param, register
 
+MAX_GRAINS = 60000  # grain counts are 16-bit in the engine
+
 PARAMETERS = (
     Param("pits_per_row", 10, "pits in each player's row", low=2, high=12),
-    Param("seeds_per_pit", 5, "grains in each pit at the start", low=1, high=30000),
+    Param("seeds_per_pit", 5, "grains in each pit at the start (the board holds at most 60000: "
+          "2*pits_per_row*seeds_per_pit <= 60000)", low=1, high=15000),
     Param("win_threshold", 51, "grains in store that win at once", low=1, high=60000),
     Param("max_plies", 1000, "the game ends after this many actions", low=1, high=65535),
     Param("parity", "count", "default sowing direction from the parity of the grains or the pit",
@@ -31,8 +34,10 @@ PARAMETERS = (
 
 
 def _make(**params):
-    if 2 * params["pits_per_row"] * params["seeds_per_pit"] > 60000:
-        raise ValueError("2*pits_per_row*seeds_per_pit must be <= 60000")
+    pits, seeds = params["pits_per_row"], params["seeds_per_pit"]
+    if 2 * pits * seeds > MAX_GRAINS:
+        raise ValueError(f"seeds_per_pit={seeds} with pits_per_row={pits} puts {2 * pits * seeds} grains on "
+                         f"the board; at most {MAX_GRAINS}, so seeds_per_pit <= {MAX_GRAINS // (2 * pits)} here")
     return _core.AbacuachegoGame(**params)
 
 

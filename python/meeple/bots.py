@@ -246,7 +246,8 @@ def parse_bot_specs(text: str, count: int) -> list[str]:
     if len(specs) == 1:
         return specs * count
     if len(specs) != count:
-        raise ValueError(f"expected 1 or {count} bot specs, got {len(specs)} in {text!r}")
+        expected = "1 bot spec" if count == 1 else f"1 bot spec (for every seat) or {count} (one per seat)"
+        raise ValueError(f"expected {expected}, got {len(specs)} in {text!r}")
     return specs
 
 

@@ -481,6 +481,9 @@ def _bot_selfplay(game: Any, specs: list[str], args: argparse.Namespace) -> str:
     notes = []
     if result.resumed:
         notes.append(f"{result.resumed} games were already in {args.out}, {result.played} played now")
+    if result.beyond:
+        notes.append(f"{args.out} holds {result.beyond} more games, after game {args.games - 1}; "
+                     f"they are not in this summary (--games {args.games + result.beyond} covers them)")
     if result.dropped:
         notes.append(f"dropped a truncated last line ({result.dropped} bytes) of {args.out}")
     return selfplay_summary(game, specs, result.returns, result.lengths, wall, played=result.played,
@@ -501,7 +504,8 @@ def selfplay_summary(game: Any, specs: list[str], returns: np.ndarray, lengths: 
     n = len(lengths)
     players = len(specs)
     rotated = ", seats rotated every game" if seats is not None and players > 1 else ""
-    lines = [f"{game_label(game)}: {n} games in {wall:.2f} s{rotated}"]
+    timed = f" in {wall:.2f} s" if played is None or played else ""  # nothing played: no time to give
+    lines = [f"{game_label(game)}: {n} games{timed}{rotated}"]
     lines += [f"  ({note})" for note in notes or []]
     winner_seat = winners(returns)
     seat_wins = np.bincount(winner_seat + 1, minlength=players + 1)  # index 0: no winner
@@ -660,7 +664,7 @@ def play_moves(state: Any, text: str) -> None:
         for number, move in enumerate((m.strip() for m in text.split(";") if m.strip()), 1):
             action = parse_move(state, move)
             if action is None:
-                raise UsageError(f"move {number} ({move!r}) is not legal here; {legal_moves_text(state)}")
+                raise _illegal_move(state, number, move)
             state.apply_action(action)
         return
     words, number = text.split(), 0
@@ -675,9 +679,15 @@ def play_moves(state: Any, text: str) -> None:
                 words[:1] = parts  # the "3cw,5ccw" form
                 number -= 1
                 continue
-            raise UsageError(f"move {number} ({' '.join(words)!r}) is not legal here; {legal_moves_text(state)}")
+            raise _illegal_move(state, number, " ".join(words))
         state.apply_action(action)
         del words[:length]
+
+
+def _illegal_move(state: Any, number: int, move: str) -> UsageError:
+    if state.is_terminal():
+        return UsageError(f"move {number} ({move!r}) comes after the end of the game")
+    return UsageError(f"move {number} ({move!r}) is not legal here; {legal_moves_text(state)}")
 
 
 def _read_state(path: str) -> Any:

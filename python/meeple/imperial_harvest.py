@@ -127,7 +127,7 @@ PARAMETERS = (
           choices=BOARDS),
     Param("board_seed", None, "with board='random': None draws a new board for every game from its seed "
           "(new_initial_state(seed=...)); an int fixes the board to Board.random(board_seed)",
-          kind=int, check=_check_board_seed),
+          kind=int, low=0, high=MAX_BOARD_SEED, check=_check_board_seed),
     Param("sides", "basic", "card sides: 'basic', 'advanced' or per team '<imperial>/<raiders>'",
           kind=str, check=_check_sides),
     Param("teams", "first_game", "'first_game', 'draft' (picked in the game) or 'a,b,c/d,e,f'",
@@ -189,6 +189,9 @@ def _teams_argument(teams: str, table: dict):
 def _make(**params):
     boards = data("boards")
     board, random_boards = params["board"], False
+    if board != "random" and params["board_seed"] is not None:  # it would be silently unused
+        raise ValueError(f"board_seed={params['board_seed']} needs board='random' (board is {board!r}); "
+                         "pass board='random' or drop board_seed")
     if board == "random" and params["board_seed"] is not None:  # one fixed random board
         name = f"random-{params['board_seed']}"
         boards["boards"] = {name: Board.random(params["board_seed"]).to_dict()}

@@ -20,7 +20,8 @@ workers, with or without Ray, interrupted and resumed or not.
 
 Resuming: given an existing file, `selfplay` reads the games already in it, checks that they come
 from the same game, parameters, bots and seed (else `ResumeError`), drops a truncated last line
-(a write cut short) and plays only the missing indices, appending.
+(a write cut short) and plays only the missing indices, appending. A file that holds more games
+than asked for is left as it is; the summary covers the games asked for.
 
 >>> import io, meeple
 >>> from meeple.bots import Match
@@ -29,7 +30,8 @@ from the same game, parameters, bots and seed (else `ResumeError`), drops a trun
 >>> summary.games, len(out.getvalue().splitlines())
 (3, 3)
 
-Ray is optional (``pip install "meeple[ray]"``) and imported only when asked for.
+Ray is optional (``pip install "meeple[ray]"``, or ``pip install ".[ray]"`` in a source checkout)
+and imported only when asked for.
 """
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ from .serialization import RECORD_SCHEMA, Record
 __all__ = ["Game", "Summary", "Existing", "ResumeError", "RayUnavailable", "run", "play", "read_existing",
            "chunk_size", "training_examples"]
 
-RAY_HINT = 'pip install "meeple[ray]"'
+RAY_HINT = 'pip install "meeple[ray]" (from a source checkout: pip install ".[ray]")'
 _LINE_START = json.dumps({"schema": RECORD_SCHEMA})[:-1]  # '{"schema": "meeple-record/1"': how every line starts
 
 
@@ -88,7 +90,8 @@ class Existing:
 
 @dataclass
 class Summary:
-    """What a self-play run ended with: every game in the output (resumed ones included)."""
+    """What a self-play run ended with: its games 0 .. N-1, those read back from the output file
+    and those played now. Games the file holds beyond them are counted in `beyond`, not summarized."""
 
     returns: np.ndarray   # (games, players), by seat
     lengths: np.ndarray   # (games,)
@@ -97,6 +100,7 @@ class Summary:
     played_plies: int     # plies of the games played by this run
     dropped: int = 0      # bytes of a truncated last line that were dropped
     seats: np.ndarray | None = None  # (games, players): each game's seat of each bot (Match.seat_of_bot)
+    beyond: int = 0       # games in the file after game N-1 (a longer run wrote it), left out
 
     @property
     def games(self) -> int:
@@ -392,17 +396,17 @@ def run(match: Match, games: int, out: str | os.PathLike | IO[str] | None = None
     `out`: a path (resumed if it exists: only the games it lacks are played, appended), a text
     stream (written, never resumed), or None (nothing written). `progress(total, done)`, if given,
     makes a context manager with an ``advance(count)`` method (e.g. `meeple.cli.Progress`).
-    Returns the `Summary` of every game in the output: those read back and those played.
+    Returns the `Summary` of games 0 .. `games`-1: those read back and those played.
     """
     existing = Existing()
     if isinstance(out, (str, os.PathLike)):
         existing = read_existing(out, match)
-    returns = list(existing.returns)
-    lengths = list(existing.lengths)
-    todo = range(existing.count, max(games, existing.count))
+    returns = list(existing.returns[:games])
+    lengths = list(existing.lengths[:games])
+    todo = range(len(lengths), games)
     played_plies = 0
     bar_factory = progress or (lambda total, done: _NoProgress())
-    with _writer(out, existing) as write, bar_factory(max(games, existing.count), existing.count) as bar, \
+    with _writer(out, existing) as write, bar_factory(games, len(lengths)) as bar, \
             contextlib.closing(play(match, todo, workers, ray, timing, chunk)) as finished:
         for game in finished:  # closing: an exception here stops the workers at once
             write(game.line)
@@ -413,7 +417,8 @@ def run(match: Match, games: int, out: str | os.PathLike | IO[str] | None = None
     players = match.game.num_players()
     seats = np.array([match.seat_of_bot(i) for i in range(len(lengths))], dtype=np.int64).reshape(-1, players)
     return Summary(np.array(returns, dtype=float).reshape(-1, players), np.array(lengths, dtype=np.int64),
-                   existing.count, len(todo), played_plies, existing.dropped, seats)
+                   games - len(todo), len(todo), played_plies, existing.dropped, seats,
+                   beyond=max(0, existing.count - games))
 
 
 class _NoProgress:

@@ -656,6 +656,8 @@ class ImperialHarvestGame:
         if values["board_seed"] is not None and (seed is None or not 0 <= seed <= MAX_BOARD_SEED):
             raise ValueError(f"parameter board_seed must be None or an integer in 0..{MAX_BOARD_SEED}, "
                              f"got {values['board_seed']!r}")
+        if seed is not None and values["board"] != "random":
+            raise ValueError(f"parameter board_seed={seed} needs board='random' (board is {values['board']!r})")
         values["board_seed"] = seed
         values["sides"], self.sides = _normalise_sides(values["sides"])
         if not (isinstance(values["setup"], str) and values["setup"] in SETUP_CHOICES):
