@@ -34,8 +34,8 @@ def child_value(state: meeple.State, action: int, player: int, depth: int, alpha
     child = state.child(action)
     if child.is_terminal() or depth == 0:
         return store_difference(child, player)
-    # Abacuachego has no extra turns, but a game could give the mover another move: ask who moves
-    # next rather than assume that the players alternate.
+    # A last grain sown into the mover's own store gives another turn (Abacuachego rule 8): ask who
+    # moves next rather than assume that the players alternate.
     if child.current_player() == player:
         return negamax(child, depth, alpha, beta)
     return -negamax(child, depth, -beta, -alpha)

@@ -1,10 +1,16 @@
-"""The README's first example ("A taste of the API") runs as written."""
+"""The README's examples run as written, and docs/serialization.md's documents load."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+import json
+
+import meeple
+from meeple.serialization import Record
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
 
 
 def test_the_api_taste_runs():
@@ -14,3 +20,24 @@ def test_the_api_taste_runs():
     namespace: dict = {}
     exec(compile(code, "README.md (A taste of the API)", "exec"), namespace)
     assert namespace["clone"] == namespace["state"] and namespace["action"] in namespace["state"].legal_actions()
+
+
+def test_every_readme_python_block_runs():
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    assert len(blocks) >= 2
+    for number, code in enumerate(blocks, 1):
+        exec(compile(code, f"README.md (python block {number})", "exec"), {})
+
+
+def test_serialization_documents_load():
+    """The state document is a position one move from the start, and the record replays to its
+    returns."""
+    text = (ROOT / "docs" / "serialization.md").read_text(encoding="utf-8")
+    state_doc, record_doc = (json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, re.S))
+    state = meeple.from_json(json.dumps(state_doc))
+    start = meeple.load("abacuachego").new_initial_state()
+    assert any(start.child(int(a)) == state for a in start.legal_actions())
+    record = Record.from_json(json.dumps(record_doc))
+    final = record.replay()
+    assert final.is_terminal() and final.returns().tolist() == record_doc["returns"]
+    assert record_doc["meta"]["plies"] == len(record_doc["actions"])
