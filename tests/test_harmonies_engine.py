@@ -836,6 +836,27 @@ def test_a_draw_with_empty_central_spaces_is_refused(players):
             impl.state_from_dict(d)
 
 
+@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("space", [0, 1, 4])
+def test_a_card_draw_after_a_turn_has_the_taken_space_refilled(players, space):
+    """Found by an audit (D15): the token refill comes before the card draws, so at a card draw
+    with a pouch of 3 or more no central space is empty. One empty space (as if its pending refill
+    were dropped from the dict) was accepted by both implementations; the next action then wrote a
+    dict that neither read back, and the space stayed empty for the rest of the game."""
+    import meeple.reference
+
+    params = {"players": players, "chance": "explicit"}
+    game, reference = meeple.load("harmonies", **params), meeple.reference.load("harmonies", **params)
+    d = _first_dict_where(
+        game, lambda state, d: state.is_chance_node() and d["pending"]["slots"] and not d["pending"]["spaces"]
+        and d["took_tokens"] and not d["end_triggered"], 3, "card draw after a turn")
+    _empty_space(d, space)
+    assert sum(d["pouch"].values()) >= 3
+    for impl in (game, reference):
+        with pytest.raises(ValueError, match="1 empty central space.* at a draw.* the end not triggered"):
+            impl.state_from_dict(d)
+
+
 @pytest.mark.parametrize("space", [0, 1, 2])
 def test_a_solo_draw_has_every_central_space_full(space):
     """Found by the state-dict fuzzer (D15): a solo `end` clears all three central spaces and

@@ -1393,11 +1393,13 @@ std::string Game::check_consistency(const State& s) const {
     if (!has_pending(s)) {
       if ((P == 1 || pouch >= 3) ? empty_spaces != (s.took_tokens ? 1 : 0) : (s.took_tokens && empty_spaces == 0))
         return std::to_string(empty_spaces) + " empty central spaces do not fit took_tokens";
-    } else if (P == 1 ? empty_spaces != 0 : pouch >= 3 && empty_spaces > (s.took_tokens ? 1 : 0)) {
-      // A card or spirit draw: the central spaces are settled; the space taken this turn may be
-      // refilled already (the draw follows an `end`), never more than it are empty. Solo: an
-      // `end` clears all three spaces and refills them all, or the game is over (D15).
-      return std::to_string(empty_spaces) + " empty central spaces at a draw do not fit took_tokens";
+    } else if (P == 1 ? empty_spaces != 0 : pouch >= 3 ? empty_spaces != 0 : empty_spaces && !s.end_triggered) {
+      // A card or spirit draw: the central spaces are settled. Token refills come first, so with
+      // a pouch of 3 or more every space is full; an empty space is a refill the pouch could not
+      // make, which triggered the end. Solo: an `end` clears all three spaces and refills them
+      // all, or the game is over (D15).
+      return std::to_string(empty_spaces) + " empty central spaces at a draw do not fit the pouch (" +
+             std::to_string(pouch) + " tokens) and the end" + (s.end_triggered ? "" : " not") + " triggered";
     }
   }
   if (!s.over && !has_pending(s)) {

@@ -1379,12 +1379,14 @@ def _state_from_dict(game, d):
         if (game.solo or sum(state._pouch) >= 3) and empty != int(state._took_tokens):
             fail(f"{empty} empty central space(s) but took_tokens is {state._took_tokens}")
     elif current == CHANCE and not pending_spaces:
-        # A card or spirit draw: the central spaces are settled; the space taken this turn may
-        # already be refilled (the draw follows an `end`), never more than it is empty. Solo: an
-        # `end` clears all three spaces and refills them all, or the game is over (D15).
+        # A card or spirit draw: the central spaces are settled. The token refills come first, so
+        # a pouch of 3 or more leaves no space empty; an empty one is a refill the pouch could
+        # not make, and that triggered the end. Solo: an `end` clears all three spaces and
+        # refills them all, or the game is over (D15).
         empty = sum(1 for space in state._central if not space)
-        if (empty > 0) if game.solo else (sum(state._pouch) >= 3 and empty > int(state._took_tokens)):
-            fail(f"{empty} empty central space(s) at a draw but took_tokens is {state._took_tokens}")
+        if empty and (game.solo or sum(state._pouch) >= 3 or not state._end_triggered):
+            fail(f"{empty} empty central space(s) at a draw, with {sum(state._pouch)} tokens in the pouch "
+                 f"and the end {'' if state._end_triggered else 'not '}triggered")
     if ended and state._end_triggered and tp == num_players - 1 and pending_slots:
         fail("no display refill is pending when the game ends after the space refills (D4, [R3])")
     for slot in pending_slots:
