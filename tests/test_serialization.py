@@ -133,6 +133,39 @@ def test_document_parameters_default_and_string_forms():
     assert state.game.parameters()["parity"] == "pit"
 
 
+def test_documents_hold_values_not_text_or_game_strings(tmp_path, monkeypatch):
+    """What load also reads for people is refused in documents: game strings, numbers and
+    booleans written as text, a card table's file path (a document never makes its reader open a
+    file). Records alike; and their returns hold one number per player."""
+    for edit, message in ((lambda d: d.update(game="abacuachego(pits_per_row=3)"), "unknown game"),
+                          (lambda d: d["parameters"].update(pits_per_row="10"), "'pits_per_row' .* the text '10'"),
+                          (lambda d: d["parameters"].update(skip_origin_on_lap="false"), "the text 'false'")):
+        doc = _doc()
+        edit(doc)
+        with pytest.raises(ValueError, match=message):
+            meeple.from_json(json.dumps(doc))
+        record = {"schema": "meeple-record/1", "game": doc["game"], "parameters": doc["parameters"],
+                  "seed": 0, "actions": []}
+        with pytest.raises(ValueError, match=message):
+            meeple.Record.from_json(json.dumps(record))
+    table = tmp_path / "cards.json"
+    table.write_text(json.dumps(meeple.imperial_harvest.data("characters")))
+    opened = []
+    monkeypatch.setattr("builtins.open", lambda *a, **k: opened.append(a) or pytest.fail("opened a file"))
+    doc = json.loads(meeple.load("imperial_harvest").new_initial_state().to_json())
+    doc["parameters"]["characters"] = str(table)
+    with pytest.raises(ValueError, match="'characters' of imperial_harvest is the text"):
+        meeple.from_json(json.dumps(doc))
+    monkeypatch.undo()
+    assert not opened and meeple.load("imperial_harvest", characters=str(table))  # load itself reads it
+    record = {"schema": "meeple-record/1", "game": "abacuachego", "parameters": {}, "seed": 0,
+              "actions": [], "returns": [1.0]}
+    with pytest.raises(ValueError, match=r"one number per player \(2\), got 1"):
+        meeple.Record.from_json(json.dumps(record))
+    with pytest.raises(ValueError, match="unknown game 'abacuachego-'"):
+        meeple.load("abacuachego-")
+
+
 @pytest.mark.parametrize("value", [None, 5, 1.5, ["{}"], {"schema": STATE_SCHEMA}, object()])
 def test_from_json_non_text_is_type_error(value):
     with pytest.raises(TypeError):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:
     from ._protocol import Game
 
-__all__ = ["Param", "GameSpec", "register", "load", "list_games", "game_spec"]
+__all__ = ["Param", "GameSpec", "register", "load", "load_from_document", "list_games", "game_spec"]
 
 
 @dataclass(frozen=True)
@@ -166,8 +166,27 @@ def load(name: str, /, **params: Any) -> Game:
     if not isinstance(name, str):
         raise TypeError(f"game name must be a str, got {type(name).__name__}")
     base, from_string = parse_game_string(name) if "(" in name else (name.replace("-", "_"), {})
-    spec = game_spec(base)
+    if base not in _GAMES:
+        raise ValueError(f"unknown game {name!r}; available: {', '.join(list_games())}")
+    spec = _GAMES[base]
     overlap = set(from_string) & set(params)
     if overlap:
         raise ValueError(f"parameter {sorted(overlap)[0]!r} given twice")
     return spec.factory(**spec.resolve({**from_string, **params}))
+
+
+def load_from_document(name: Any, parameters: dict[str, Any]) -> Game:
+    """The game a JSON document names: its exact name, and parameter values as `parameters()`
+    writes them. What `load` also reads for people (game strings, numbers and booleans written as
+    text, a file path for a card table) is refused here, so a document never makes the reader
+    open a file."""
+    if not isinstance(name, str) or name not in _GAMES:
+        raise ValueError(f"unknown game {name!r}; available: {', '.join(list_games())}")
+    spec = _GAMES[name]
+    known = {p.name: p for p in spec.params}
+    for key, value in parameters.items():
+        param = known.get(key)
+        if param is not None and isinstance(value, str) and param.type is not str:
+            raise ValueError(f"parameter {key!r} of {name} is the text {value!r}; a document holds the "
+                             f"value itself, as game.parameters() writes it")
+    return spec.factory(**spec.resolve(parameters))

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
 
-from ._registry import load
+from ._registry import load, load_from_document
 
 if TYPE_CHECKING:
     from ._protocol import State
@@ -74,7 +74,7 @@ def _check_document(doc: Any, schema: str, keys: tuple[str, ...]) -> dict:
 
 def state_from_document(doc: Any) -> State:
     doc = _check_document(doc, STATE_SCHEMA, ("game", "parameters", "state"))
-    game = load(doc["game"], **doc["parameters"])
+    game = load_from_document(doc["game"], doc["parameters"])
     if not isinstance(doc["state"], dict):
         raise ValueError("field 'state' must be an object")
     return game.state_from_dict(doc["state"])
@@ -167,7 +167,10 @@ class Record:
         meta = doc.get("meta", {})
         if not isinstance(meta, dict):
             raise ValueError("field 'meta' must be an object")
-        load(doc["game"], **doc["parameters"])  # validates game and parameters now
+        game = load_from_document(doc["game"], doc["parameters"])  # validates game and parameters now
+        if returns is not None and len(returns) != game.num_players():
+            raise ValueError(f"field 'returns' must hold one number per player ({game.num_players()}), "
+                             f"got {len(returns)}")
         return cls(doc["game"], dict(doc["parameters"]), seed, list(actions), returns, meta)
 
     @classmethod
