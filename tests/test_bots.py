@@ -125,6 +125,14 @@ def test_random_is_legal_and_reproducible(case):
     assert first.replay().is_terminal()
 
 
+def test_random_refuses_a_finished_game():
+    state = ABACUACHEGO.new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(int(state.legal_actions()[0]))
+    with pytest.raises(ValueError, match="the game is over"):
+        Random(seed=0).step(state)
+
+
 def test_random_covers_every_legal_action():
     state = ABACUACHEGO.new_initial_state()
     bot = Random(seed=0)
@@ -145,7 +153,7 @@ def test_make_bot_random():
 @pytest.mark.parametrize("spec, message", [
     ("random:3", "takes no argument"),
     ("mcts:many", "takes a number of simulations"),
-    ("mcts:0", "simulations must be an int >= 1"),
+    ("mcts:0", "simulations must be an int in 1.."),
     ("nope", "unknown bot 'nope'; expected one of: random, mcts:ITERATIONS, module.path:ClassName"),
     ("", "unknown bot"),
     ("a b:C", "unknown bot"),

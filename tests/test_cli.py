@@ -236,6 +236,8 @@ def test_selfplay_out_to_stdout(capsys):
     (["--games", "2", "--bots", "random,random,random"],
      "expected 1 bot spec (for every seat) or 2 (one per seat), got 3"),
     (["--games", "2", "--workers", "0"], "argument --workers"),
+    (["--games", "2", "--workers", "3000000000"], "argument --workers: expected at most 1024 workers"),
+    (["--games", "1", "--bots", "mcts:3000000000,random"], "simulations must be an int in 1..2**31-1"),
     (["--games", "2", "-p", "parity=odd"], "bad value 'odd' for parameter 'parity'"),
     (["--games", "2", "-p", "parity=pit", "-p", "parity=count"], "parameter 'parity' given twice"),
     (["--games", "2", "--out", "/no/such/dir/x.jsonl"], "cannot write /no/such/dir/x.jsonl"),
@@ -358,12 +360,17 @@ def test_render_record(capsys, tmp_path):
     (["abacuachego(parity=pit)", "--json", "{doc}"], "the document's parameters differ"),
     (["--json", "{bad}"], "is not one JSON document"),
     (["--json", "{wrong}"], "unsupported schema"),
+    (["--json", "{deep}"], "the JSON document is nested too deeply"),
+    (["--json", "{long}"], "Exceeds the limit"),
+    (["--json", "{binary}"], "is not UTF-8 text"),
 ])
 def test_render_bad_arguments(capsys, tmp_path, argv, message):
     files = {"{doc}": ABACUACHEGO.new_initial_state().to_json(), "{bad}": "{not json",
-             "{wrong}": json.dumps({"schema": "other/1"})}
-    for key, text in files.items():
-        (tmp_path / key[1:-1]).write_text(text)
+             "{wrong}": json.dumps({"schema": "other/1"}), "{deep}": "[" * 100_000 + "]" * 100_000,
+             "{long}": "9" * 5000, "{binary}": b"\xff\xfe{}"}
+    for key, content in files.items():
+        path = tmp_path / key[1:-1]
+        path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
     argv = [str(tmp_path / a[1:-1]) if a in files else a for a in argv]
     code, out, err = run(capsys, "render", *argv)
     assert code == 2 and out == ""

@@ -490,8 +490,17 @@ def test_game_pickle_and_repr(case):
 
 def test_game_from_json_rejects_other_parameters():
     state = meeple.load("abacuachego", parity="pit").new_initial_state()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"other parameters: parity='pit' \(this game: 'count'\)$"):
         meeple.load("abacuachego").from_json(state.to_json())
+    with pytest.raises(ValueError, match="document is a state of abacuachego, not of harmonies"):
+        meeple.load("harmonies").from_json(state.to_json())
+
+
+def test_action_to_string_names_the_value_given():
+    state = meeple.load("abacuachego").new_initial_state()
+    for value in (2**63, -2**63 - 1, 20, -1):
+        with pytest.raises(ValueError, match=rf"action must be in 0..19, got {value}$"):
+            state.action_to_string(value)
 
 
 # ------------------------------------------------------------------------------- action strings
@@ -732,14 +741,41 @@ def test_random_playouts(case):
     assert empty.returns.shape == (0, players) and empty.lengths.shape == (0,)
 
 
+def test_perft_refuses_a_state_of_other_parameters():
+    """The engine would read such a state with this game's sizes: out of bounds."""
+    small, large = meeple.load("abacuachego", pits_per_row=2), meeple.load("abacuachego", pits_per_row=12)
+    start = large.new_initial_state()
+    with pytest.raises(ValueError, match="the state is of abacuachego with parameters .*'pits_per_row': 12"):
+        small.perft(start, 2)
+    with pytest.raises(TypeError):
+        small.perft(meeple.load("harmonies").new_initial_state(), 1)
+    assert meeple.load("abacuachego", pits_per_row=12).perft(start, 2) == large.perft(start, 2)  # an equal game
+
+
 def test_random_playouts_by_name_and_bad_arguments():
     by_name = meeple.random_playouts("abacuachego", 20, seed=5)
     by_game = meeple.random_playouts(meeple.load("abacuachego"), 20, seed=5)
     assert np.array_equal(by_name.lengths, by_game.lengths)
-    for kwargs in ({"n": -1}, {"n": True}, {"n": 1.5}, {"n": 5, "threads": 0}, {"n": 5, "threads": True},
-                   {"n": 5, "seed": -1}, {"n": 5, "seed": 2**64}, {"n": 5, "seed": 1.0}):
+    for kwargs in ({"n": -1}, {"n": 2**41}, {"n": 5, "threads": 0}, {"n": 5, "threads": 1025},
+                   {"n": 5, "seed": -1}, {"n": 5, "seed": 2**64}):
         with pytest.raises(ValueError):
             meeple.random_playouts("abacuachego", **kwargs)
+    for kwargs in ({"n": True}, {"n": 1.5}, {"n": 5, "threads": True}, {"n": 5, "seed": 1.0}):
+        with pytest.raises(TypeError):
+            meeple.random_playouts("abacuachego", **kwargs)
+    with pytest.raises(TypeError, match="random_playouts needs a game of the engine"):
+        meeple.random_playouts(None, 1)
+    game = meeple.load("abacuachego")  # the methods the protocol gives, past the Python wrapper
+    for call, error in ((lambda: game.random_playouts(2**63), ValueError),
+                        (lambda: game.random_playouts(1, seed=-1), ValueError),
+                        (lambda: game.random_playouts(1, threads=2**31), ValueError),
+                        (lambda: game.random_playouts(1.0), TypeError),
+                        (lambda: game.perft(game.new_initial_state(), 2**31), ValueError),
+                        (lambda: game.perft(game.new_initial_state(), -1), ValueError),
+                        (lambda: game.perft(game.new_initial_state(), None), TypeError)):
+        with pytest.raises(error):
+            call()
+    assert game.random_playouts(np.int64(3), np.uint64(1), np.int8(2))[1].shape == (3,)
 
 
 # SplitMix64 and derive_seed as in cpp/common/core.h, to replay random_playouts in Python.

@@ -1,6 +1,12 @@
 """VectorGame (batched stepping) and the C++ MCTS bot, on every game."""
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -192,8 +198,9 @@ def test_vector_game_reset_with_a_seed_starts_as_a_new_vector(name):
     vec.reset(seed=3)
     assert same(trace(vec), own)
     states, masks = [vec.state(i) for i in range(7)], vec.masks.copy()
-    for bad in (-1, 2**64, 1.5, True, "3"):
-        with pytest.raises(ValueError, match="seed must be an int"):
+    for bad, error in ((-1, ValueError), (2**64, ValueError), (1.5, TypeError), (True, TypeError),
+                       ("3", TypeError)):
+        with pytest.raises(error, match="seed must be an int"):
             vec.reset(seed=bad)
     assert [vec.state(i) for i in range(7)] == states and np.array_equal(vec.masks, masks)
 
@@ -239,9 +246,25 @@ def test_vector_game_rejects_bad_actions_without_changing_anything():
         vec.step(np.full(4, 2**40, dtype=np.int64))
     assert [vec.state(i) for i in range(4)] == before
     assert np.array_equal(vec.observations, obs)
-    for bad in (0, -1, True, 1.5):
-        with pytest.raises(ValueError):
+    harmonies = meeple.VectorGame("harmonies", 2, seed=1)  # its move generator lists by kind
+    actions = harmonies.random_actions()
+    actions[1] = next(a for a in range(harmonies.masks.shape[1]) if not harmonies.masks[1, a])
+    with pytest.raises(ValueError, match="for state 1; legal there: ") as info:
+        harmonies.step(actions)
+    listed = [int(a) for a in str(info.value).split("legal there: ")[1].split(", ")]
+    assert listed == harmonies.state(1).legal_actions().tolist()  # sorted, as legal_actions()
+    for bad, error in ((0, ValueError), (-1, ValueError), (2**31, ValueError), (True, TypeError),
+                       (1.5, TypeError)):
+        with pytest.raises(error, match="n must be an int"):
             meeple.VectorGame(game, bad)
+    for bad, error in ((0, ValueError), (1025, ValueError), (2**31, ValueError), (None, TypeError)):
+        with pytest.raises(error, match="threads must be an int"):
+            meeple.VectorGame(game, 4, threads=bad)
+    assert len(meeple.VectorGame(game, np.int64(4), threads=np.int32(2))) == 4
+    for bad, error in ((4, IndexError), (-1, IndexError), (2**63, IndexError), (1.0, TypeError),
+                       (None, TypeError), (True, TypeError)):
+        with pytest.raises(error, match="state index must be"):
+            vec.state(bad)
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
@@ -456,11 +479,61 @@ def test_mcts_cannot_read_the_future_of_implicit_chance(threads):
     assert visits[0] == visits[1] == visits[2]
 
 
+@pytest.mark.skipif(meeple._core.SANITIZED, reason="ASan reserves more address space than the limit leaves")
+def test_threads_and_memory_the_system_refuses_are_python_errors():
+    """Under a 3 GB address-space limit the system refuses threads part way (8 MB stacks) and a
+    search tree of 2**31 simulations: each entry point raises (RuntimeError, MemoryError), the
+    threads it started end, and the process goes on. Before, they aborted or hung."""
+    script = textwrap.dedent("""
+        import resource, meeple
+        from meeple.bots import MCTS
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+        game = meeple.load("abacuachego")
+        start = game.new_initial_state()
+        calls = {"vector": lambda: meeple.VectorGame(game, 4, threads=1024),
+                 "mcts": lambda: MCTS(game, simulations=1, threads=1024).step(start),
+                 "playouts": lambda: meeple.random_playouts(game, 4000, threads=1024),
+                 "tree": lambda: MCTS(game, simulations=2**31 - 1, threads=2).step(start)}
+        for name, call in calls.items():
+            try:
+                call()
+                print(name, "returned")
+            except (RuntimeError, MemoryError) as e:
+                print(name, type(e).__name__, e)
+        print("alive")
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[-1] == "alive" and len(lines) == 5
+    for line in lines[:3]:
+        assert line.endswith("returned") or re.search(r"RuntimeError cannot start thread \d+ of 1024 "
+                                                      r"\(the system refused: .*\); use fewer threads", line)
+    assert lines[3] in ("tree returned", "tree MemoryError std::bad_alloc")
+
+
 def test_mcts_rejects_bad_arguments():
     game = meeple.load("abacuachego")
-    for kwargs in ({"simulations": 0}, {"threads": 0}, {"c": -1}, {"simulations": 1.5}):
-        with pytest.raises(ValueError):
+    for kwargs in ({"simulations": 0}, {"simulations": 2**31}, {"threads": 0}, {"threads": 2**31},
+                   {"c": -1}, {"c": float("nan")}, {"c": float("inf")}):
+        with pytest.raises(ValueError, match=next(iter(kwargs))):
             MCTS(game, **kwargs)
+    for kwargs in ({"simulations": 1.5}, {"threads": None}, {"c": "1"}, {"simulations": True}):
+        with pytest.raises(TypeError, match=next(iter(kwargs))):
+            MCTS(game, **kwargs)
+    for not_an_engine_game in (None, meeple.reference.load("abacuachego")):
+        with pytest.raises(TypeError, match="MCTS needs a game of the engine"):
+            MCTS(not_an_engine_game)
+    assert MCTS("abacuachego", simulations=np.int64(5), c=np.float32(1)).step(game.new_initial_state()) >= 0
+    bot = MCTS(game, simulations=10)
+    with pytest.raises(TypeError, match="expected a abacuachego state of the engine"):
+        bot.step(meeple.load("harmonies").new_initial_state())
+    with pytest.raises(ValueError, match="the state is of"):  # read with this game's sizes: out of bounds
+        bot.step(meeple.load("abacuachego", pits_per_row=12).new_initial_state())
+    chance = meeple.load("harmonies", chance="explicit")
+    with pytest.raises(ValueError, match="chance node"):
+        MCTS(chance, simulations=10).step(chance.new_initial_state())
     state = game.new_initial_state()
     while not state.is_terminal():
         state.apply_action(state.legal_actions()[0])

@@ -3,6 +3,7 @@ same file as one process, byte for byte; an interrupted run resumes to the same 
 another command is refused; MCTS plays; the Ray path gives the same file (if Ray is installed)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -351,6 +352,22 @@ def test_training_examples_refuse_records_without_searches(tmp_path, reference_f
         record.meta["policies"][0] = bad
         with pytest.raises(ValueError, match=f"record 0, move 0: .*{message}"):
             selfplay.training_examples([record])
+    record.meta["policies"][0] = [[legal, 3]]
+    for bad in ([[float(legal), 3]], [[legal, 0.5]], [[legal, 10**400]]):  # ints only, no silent rounding
+        policies = [bad] + record.meta["policies"][1:]
+        with pytest.raises(ValueError, match="record 0, move 0: "):
+            selfplay.training_examples([dataclasses.replace(record, meta={**record.meta, "policies": policies})])
+    for returns in ([-r for r in record.returns], [1.0]):  # the values come from the replayed game
+        with pytest.raises(ValueError, match=r"record 0: its returns .* are not those of its final state"):
+            selfplay.training_examples([dataclasses.replace(record, returns=returns)])
+    with pytest.raises(TypeError, match="record 0 is a dict, not a meeple.Record"):
+        selfplay.training_examples([record.to_document()])
+    chance_game = meeple.load("harmonies", chance="explicit")
+    searched = Match(chance_game, ("mcts:5", "mcts:5"), policies=True).play(0)
+    assert searched.meta["policies"][0] is None  # the game starts with the setup draws
+    searched.meta["policies"][0] = [[0, 1]]
+    with pytest.raises(ValueError, match="record 0, move 0: a policy at a chance node"):
+        selfplay.training_examples([searched])
     other = Match(meeple.load("abacuachego", parity="pit"), ("mcts:10", "random"), policies=True).play(0)
     with pytest.raises(ValueError, match="record 1 is a game of abacuachego .*'parity': 'pit'.*one game"):
         selfplay.training_examples([Match(meeple.load("abacuachego"), ("mcts:10", "random"), policies=True).play(0),

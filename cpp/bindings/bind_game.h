@@ -164,18 +164,9 @@ void random_playouts(const G& game, int64_t n, uint64_t seed, int threads, doubl
       game.returns(s, returns + i * players);
     }
   };
-  threads = std::max(1, std::min<int>(threads, static_cast<int>(std::max<int64_t>(n, 1))));
-  if (threads == 1) {
-    run(0, n);
-    return;
-  }
-  std::vector<std::thread> pool;
+  threads = std::max(1, static_cast<int>(std::min<int64_t>(threads, std::max<int64_t>(n, 1))));
   const int64_t chunk = (n + threads - 1) / threads;
-  for (int t = 0; t < threads; ++t) {
-    const int64_t begin = t * chunk, end = std::min<int64_t>(n, begin + chunk);
-    if (begin < end) pool.emplace_back(run, begin, end);
-  }
-  for (std::thread& worker : pool) worker.join();
+  run_on_threads(threads, [&](int t) { run(std::min(n, t * chunk), std::min(n, (t + 1) * chunk)); });
 }
 
 // Benchmark diagnostic: n random games played one ply at a time in turn (slot 0, 1, ..., n - 1,
@@ -380,25 +371,27 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
           "malformed or inconsistent.")
       .def(
           "perft",
-          [](const G& g, const S& s, int depth) {
-            if (depth < 0) throw py::value_error("depth must be >= 0");
+          [](const G& g, const S& s, py::object depth) {
+            check_state_of<Traits>(g, s);
+            const int plies = static_cast<int>(int_argument(depth, "depth", 0, g.max_game_length()));
             const typename G::State root = s.state;  // another Python thread may change s meanwhile
             py::gil_scoped_release release;
-            return perft(g, root, depth);
+            return perft(g, root, plies);
           },
           py::arg("state"), py::arg("depth"))
       .def(
           "random_playouts",
-          [](const G& g, int64_t n, uint64_t seed, int threads) {
-            if (n < 0) throw py::value_error("n must be >= 0");
-            if (threads < 1) throw py::value_error("threads must be >= 1");
+          [](const G& g, py::object games, py::object seed, py::object threads) {
+            const int64_t n = int_argument(games, "n", 0, std::numeric_limits<int64_t>::max() / 64);
+            const int workers = threads_argument(threads);
+            const uint64_t game_seed = to_seed(seed);
             py::array_t<double> returns({n, static_cast<int64_t>(g.num_players())});
             py::array_t<int64_t> lengths(n);
             double* r = returns.mutable_data();
             int64_t* l = lengths.mutable_data();
             {
               py::gil_scoped_release release;
-              random_playouts(g, n, seed, threads, r, l);
+              random_playouts(g, n, game_seed, workers, r, l);
             }
             return py::make_tuple(returns, lengths);
           },
@@ -524,9 +517,9 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
             const G& g = *s.game;
             const int size = g.is_chance_node(s.state) ? g.max_chance_outcomes()
                                                        : g.num_distinct_actions();
-            if (a < 0 || a >= size)
-              throw py::value_error("action must be in 0.." + std::to_string(size - 1) +
-                                    ", got " + std::to_string(a));
+            if (a < 0 || a >= size)  // the value as given: `a` is -1 for one too large for a long
+              throw py::value_error("action must be in 0.." + std::to_string(size - 1) + ", got " +
+                                    py::repr(action).cast<std::string>());
             return g.action_to_string(s.state, static_cast<Action>(a));
           },
           py::arg("action"))
@@ -561,7 +554,7 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
       .def_property_readonly_static("state_size_bytes",
                                     [](py::object) { return sizeof(State); });
   FastStateMethods<G, Traits>::install(reinterpret_cast<PyTypeObject*>(state_class.ptr()));
-  bind_search<G, S>(m, prefix, game_class, state_class);
+  bind_search<G, Traits, S>(m, prefix, game_class, state_class);
   return {game_class, state_class};
 }
 

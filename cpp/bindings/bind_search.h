@@ -5,10 +5,13 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -24,6 +27,38 @@
 namespace meeple::bindings {
 
 namespace py = pybind11;
+
+// An int argument (int or numpy integer, not bool) in low..high, else TypeError or ValueError
+// naming it: pybind11's own conversion answers an out-of-range value with a signature dump.
+inline int64_t int_argument(const py::handle& value, const char* name, int64_t low, int64_t high) {
+  if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr()))
+    throw py::type_error(std::string(name) + " must be an int, got " + Py_TYPE(value.ptr())->tp_name);
+  py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
+  if (!index) throw py::error_already_set();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  if (overflow != 0 || v < low || v > high)
+    throw py::value_error(std::string(name) + " must be in " + std::to_string(low) + ".." +
+                          std::to_string(high) + ", got " + py::repr(value).cast<std::string>());
+  return v;
+}
+
+inline int threads_argument(const py::handle& value) {
+  return static_cast<int>(int_argument(value, "threads", 1, kMaxThreads));
+}
+
+// A state handed to a game's method must be of a game with the same parameters: the engine reads
+// it with the game's own tables and sizes (another board size indexes out of bounds).
+template <class Traits, class G, class StateWrapper>
+void check_state_of(const G& game, const StateWrapper& s) {
+  if (s.game.get() == &game) return;
+  const py::dict mine = Traits::parameters(game), its = Traits::parameters(*s.game);
+  if (!mine.equal(its))
+    throw py::value_error(std::string("the state is of ") + Traits::kName + " with parameters " +
+                          py::repr(its).cast<std::string>() + ", not of this game (" +
+                          py::repr(mine).cast<std::string>() + ")");
+}
 
 // n states held in C++, stepped together. Finished games are reset in the same step
 // ("same-step autoreset"): the step's rewards/terminated describe the game that ended, the
@@ -123,6 +158,7 @@ class VectorEnv {
       const size_t i = static_cast<size_t>(first_illegal);
       ActionList<G::kMaxActions> legal;
       if (!game_->is_terminal(states_[i])) game_->legal_actions(states_[i], legal);
+      std::sort(legal.begin(), legal.end());  // move generators list by kind, not by number
       std::ostringstream message;
       message << "illegal action " << py::str(given[py::int_(first_illegal)]).cast<std::string>()
               << " for state " << i << "; legal there: ";
@@ -433,7 +469,22 @@ class VectorEnv {
   py::array_t<int32_t> current_player_;
 };
 
-template <GameEngine G, class StateWrapper, class GameClass, class StateClass>
+// A VectorGame slot number: an int in 0..size-1 (IndexError out of range, TypeError for others).
+template <class V>
+int64_t slot_index(const V& v, const py::handle& index) {
+  if (PyBool_Check(index.ptr()) || !PyIndex_Check(index.ptr()))
+    throw py::type_error(std::string("state index must be an int, got ") + Py_TYPE(index.ptr())->tp_name);
+  py::object number = py::reinterpret_steal<py::object>(PyNumber_Index(index.ptr()));
+  if (!number) throw py::error_already_set();
+  int overflow = 0;
+  const long long i = PyLong_AsLongLongAndOverflow(number.ptr(), &overflow);
+  if (overflow != 0 || i < 0 || i >= v.size())
+    throw py::index_error("state index must be in 0.." + std::to_string(v.size() - 1) + ", got " +
+                          py::repr(index).cast<std::string>());
+  return i;
+}
+
+template <GameEngine G, class Traits, class StateWrapper, class GameClass, class StateClass>
 void bind_search(py::module_& m, const std::string& prefix, GameClass& game_class,
                  StateClass& /*state_class*/) {
   using V = VectorEnv<G>;
@@ -452,38 +503,38 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
       .def_property_readonly("terminated", &V::terminated)
       .def_property_readonly("current_player", &V::current_player)
       .def_property_readonly("threads", &V::threads)
-      .def("state", [](const V& v, int64_t i) {
-        if (i < 0 || i >= v.size())
-          throw py::index_error("state index must be in 0.." + std::to_string(v.size() - 1));
-        return StateWrapper{v.game(), v.state(i)};
+      .def("state", [](const V& v, py::object index) {
+        return StateWrapper{v.game(), v.state(slot_index(v, index))};
       })
       // The Python wrapper (meeple.VectorGame.set_state) checks that the state is of this game.
-      .def("set_state", [](V& v, int64_t i, const StateWrapper& s) {
-        if (i < 0 || i >= v.size())
-          throw py::index_error("state index must be in 0.." + std::to_string(v.size() - 1));
-        v.set_state(i, s.state);
+      .def("set_state", [](V& v, py::object index, const StateWrapper& s) {
+        v.set_state(slot_index(v, index), s.state);
       }, py::arg("i"), py::arg("state"));
 
   game_class
       .def(
           "_vector",
-          [](const std::shared_ptr<G>& g, int64_t n, uint64_t seed, int threads, bool observe, bool mark) {
-            if (threads < 1) throw py::value_error("threads must be >= 1");
-            return std::make_unique<V>(g, n, seed, threads, observe, mark);
+          [](const std::shared_ptr<G>& g, py::object n, uint64_t seed, py::object threads, bool observe,
+             bool mark) {
+            return std::make_unique<V>(g, int_argument(n, "n", 1, std::numeric_limits<int32_t>::max()), seed,
+                                       threads_argument(threads), observe, mark);
           },
           py::arg("n"), py::arg("seed") = 0, py::arg("threads") = 1, py::arg("observations") = true,
           py::arg("masks") = true)
       .def(
           "_mcts",
-          [](const G& g, const StateWrapper& s, int simulations, int threads, uint64_t seed,
+          [](const G& g, const StateWrapper& s, py::object simulations, py::object threads, uint64_t seed,
              double exploration) {
+            check_state_of<Traits>(g, s);
             if (g.is_terminal(s.state)) throw py::value_error("the game is over: nothing to search");
-            if (simulations < 1) throw py::value_error("simulations must be >= 1");
-            if (threads < 1) throw py::value_error("threads must be >= 1");
-            if (!(exploration >= 0)) throw py::value_error("c must be >= 0");
+            if (g.is_chance_node(s.state))
+              throw py::value_error("the state is a chance node: the search chooses players' actions only");
+            if (!(exploration >= 0) || !std::isfinite(exploration))
+              throw py::value_error("c must be a finite number >= 0");
             MctsConfig config;
-            config.simulations = simulations;
-            config.threads = threads;
+            config.simulations =
+                static_cast<int>(int_argument(simulations, "simulations", 1, std::numeric_limits<int32_t>::max()));
+            config.threads = threads_argument(threads);
             config.seed = seed;
             config.exploration = exploration;
             MctsResult result;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "game_concept.h"
+#include "thread_pool.h"
 
 namespace meeple {
 
@@ -192,13 +193,7 @@ MctsResult mcts_search(const G& game, const typename G::State& root, const MctsC
     tree.search(root);
     tree.root_visits(visits[static_cast<size_t>(t)]);
   };
-  if (threads == 1) {
-    run(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(run, t);
-    for (std::thread& worker : pool) worker.join();
-  }
+  run_on_threads(threads, run);
   for (const auto& per_thread : visits)
     for (const auto& [action, count] : per_thread) {
       auto it = std::find_if(result.root_visits.begin(), result.root_visits.end(),

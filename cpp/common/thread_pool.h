@@ -29,9 +29,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <limits>
 #include <mutex>
+#include <stdexcept>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -44,6 +48,45 @@
 
 namespace meeple {
 
+// More threads than this is a mistake, not a machine: the bindings refuse it with ValueError.
+inline constexpr int kMaxThreads = 1024;
+
+inline std::string thread_start_failure(size_t thread, int threads, const std::system_error& e) {
+  return "cannot start thread " + std::to_string(thread) + " of " + std::to_string(threads) +
+         " (the system refused: " + e.what() + "); use fewer threads";
+}
+
+// Runs job(t) for t = 0 .. threads-1, job(0) on the calling thread, and returns when all are done.
+// The first exception a job threw is rethrown then (a bare std::thread would terminate the
+// process); a thread the system cannot start is a std::runtime_error, thrown once the started
+// ones have finished.
+template <class Job>
+void run_on_threads(int threads, const Job& job) {
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(std::max(1, threads)));
+  auto guarded = [&](int t) {
+    try {
+      job(t);
+    } catch (...) {
+      errors[static_cast<size_t>(t)] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  std::string start_failure;
+  for (int t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(guarded, t);
+    } catch (const std::system_error& e) {
+      start_failure = thread_start_failure(static_cast<size_t>(t) + 1, threads, e);
+      break;
+    }
+  }
+  if (start_failure.empty()) guarded(0);
+  for (std::thread& worker : pool) worker.join();
+  if (!start_failure.empty()) throw std::runtime_error(start_failure);
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
+}
+
 class ThreadPool {
  public:
   using Body = std::function<void(int64_t, int64_t)>;
@@ -51,13 +94,16 @@ class ThreadPool {
   using Check = std::function<int64_t(int64_t, int64_t)>;
 
   explicit ThreadPool(int threads) : threads_(std::max(1, threads)), shares_(static_cast<size_t>(threads_)) {
-    for (int t = 1; t < threads_; ++t) workers_.emplace_back([this, t] { work(t); });
+    try {
+      for (int t = 1; t < threads_; ++t) workers_.emplace_back([this, t] { work(t); });
+    } catch (const std::system_error& e) {
+      // The started workers wait on members that unwinding would destroy under them: stop them.
+      const size_t started = workers_.size();
+      stop_workers();
+      throw std::runtime_error(thread_start_failure(started + 1, threads_, e));
+    }
   }
-  ~ThreadPool() {
-    stop_.store(true, std::memory_order_seq_cst);
-    notify(wake_);
-    for (std::thread& w : workers_) w.join();
-  }
+  ~ThreadPool() { stop_workers(); }
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
@@ -268,6 +314,13 @@ class ThreadPool {
       }
       if (waited > kSpinOnly) std::this_thread::yield();
     }
+  }
+
+  void stop_workers() {
+    stop_.store(true, std::memory_order_seq_cst);
+    notify(wake_);
+    for (std::thread& w : workers_) w.join();
+    workers_.clear();
   }
 
   void notify(std::condition_variable& cv) {

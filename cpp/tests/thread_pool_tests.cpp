@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -116,6 +118,32 @@ void check_more_threads_than_cores() {
   std::printf("ok   thread pool: 4 pools of 3 threads at once, calls correct with workers descheduled\n");
 }
 
+// run_on_threads (MCTS, random_playouts): every job runs once, and an exception a job throws on
+// any thread reaches the caller once all have finished (a bare std::thread would terminate).
+void check_run_on_threads() {
+  for (int threads = 1; threads <= 4; ++threads) {
+    Counts runs(static_cast<size_t>(threads));
+    meeple::run_on_threads(threads, [&](int t) { runs[static_cast<size_t>(t)].fetch_add(1); });
+    CHECK(all_equal(runs, 1));
+    for (int thrower = 0; thrower < threads; ++thrower) {
+      Counts finished(static_cast<size_t>(threads));
+      bool caught = false;
+      try {
+        meeple::run_on_threads(threads, [&](int t) {
+          if (t == thrower) throw std::runtime_error("job " + std::to_string(t));
+          std::this_thread::sleep_for(std::chrono::microseconds(200));
+          finished[static_cast<size_t>(t)].fetch_add(1);
+        });
+      } catch (const std::runtime_error& e) {
+        caught = std::string(e.what()) == "job " + std::to_string(thrower);
+      }
+      CHECK(caught);
+      for (int t = 0; t < threads; ++t) CHECK(finished[static_cast<size_t>(t)].load() == (t == thrower ? 0 : 1));
+    }
+  }
+  std::printf("ok   run_on_threads: each job once; a job's exception reaches the caller after all end\n");
+}
+
 }  // namespace
 
 int main() {
@@ -123,5 +151,6 @@ int main() {
   check_checked_calls();
   check_back_to_back_calls();
   check_more_threads_than_cores();
+  check_run_on_threads();
   return summary("all thread pool checks passed");
 }

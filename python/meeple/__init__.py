@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from . import _core
+from . import _arguments, _core
 from ._core import CHANCE, TERMINAL
 from ._protocol import Game, State, install as _install
 from ._registry import list_games, load
@@ -51,15 +51,9 @@ def random_playouts(game: Game | str, n: int, seed: int = 0, threads: int = 1) -
     >>> result.returns.shape, bool((result.lengths > 0).all())
     ((100, 2), True)
     """
-    if isinstance(game, str):
-        game = load(game)
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise ValueError(f"n must be an int >= 0, got {n!r}")
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"threads must be an int >= 1, got {threads!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
-    returns, lengths = game.random_playouts(n, seed, threads)
+    engine = _arguments.engine_game(game, "random_playouts")
+    n = _arguments.int_in_range("n", n, 0, 2**40)
+    returns, lengths = engine.random_playouts(n, _arguments.seed(seed), _arguments.threads(threads))
     return Playouts(returns, lengths)
 
 

@@ -86,9 +86,19 @@ class Game(Protocol):
 
 def _game_from_json(self, text):
     state = serialization.from_json(text)
-    if state.game.name != self.name or state.game.parameters() != self.parameters():
-        raise ValueError(f"document is a state of {state.game.name} with other parameters than this game")
+    if state.game.name != self.name:
+        raise ValueError(f"document is a state of {state.game.name}, not of {self.name}")
+    ours, its = self.parameters(), state.game.parameters()
+    if its != ours:
+        differ = "; ".join(f"{k}={_short(its.get(k))} (this game: {_short(ours.get(k))})"
+                           for k in ours if its.get(k) != ours.get(k))
+        raise ValueError(f"document is a state of {self.name} with other parameters: {differ}")
     return state
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _game_reduce(self):

@@ -53,6 +53,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from . import _arguments
 from ._registry import load
 from .serialization import Record
 
@@ -88,6 +89,8 @@ class Random(BaseBot):
 
     def step(self, state: Any) -> int:
         legal = state.legal_actions()
+        if len(legal) == 0:
+            raise ValueError("the game is over: there is no action to choose")
         return int(legal[self._rng.randrange(len(legal))])
 
     def __repr__(self) -> str:
@@ -134,19 +137,18 @@ class MCTS(BaseBot):
 
     def __init__(self, game: Any, simulations: int = 1000, threads: int = 1, seed: int | None = None,
                  c: float = 1.4):
-        for name, value, low in (("simulations", simulations, 1), ("threads", threads, 1)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or not c >= 0:
-            raise ValueError(f"c must be a number >= 0, got {c!r}")
-        self.game = game
-        self.simulations, self.threads, self.c = simulations, threads, float(c)
+        self.game = _arguments.engine_game(game, "MCTS")
+        self.simulations = _arguments.int_in_range("simulations", simulations, 1, _arguments.MAX_INT32)
+        self.threads = _arguments.threads(threads)
+        self.c = _arguments.finite_number("c", c, 0.0)
         self._rng = random.Random(seed)
         self.last_visits: dict[int, int] = {}
 
     def step(self, state: Any) -> int:
-        action, visits = self.game._mcts(state, self.simulations, self.threads,
-                                         self._rng.getrandbits(64), self.c)
+        """The most visited root action; the state must be a decision node of this game."""
+        _arguments.state_of(self.game, state)
+        search = self.game._mcts  # type: ignore[attr-defined]  # each engine Game has it
+        action, visits = search(state, self.simulations, self.threads, self._rng.getrandbits(64), self.c)
         self.last_visits = visits
         return int(action)
 

@@ -29,6 +29,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from . import __version__, list_games, load
+from ._arguments import MAX_THREADS
 from ._registry import game_spec, parse_game_string
 from .bots import (MCTS, Bot, Match, choose_action, derive_seed, inform_bots, make_bot, parse_bot_specs,
                    restart_bots, sample_chance)
@@ -107,7 +108,7 @@ def _build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--policies", action="store_true",
                           help="record each search's root visit counts (meta.policies of every record; needs "
                                "--out): training data, read with meeple.selfplay.training_examples(FILE)")
-    selfplay.add_argument("--workers", type=_positive, metavar="K",
+    selfplay.add_argument("--workers", type=_workers, metavar="K",
                           help="processes (default 1; threads for all-random bots without --out; "
                                "with --ray, about 2K tasks queued, default K = the cluster's CPUs)")
     selfplay.add_argument("--out", metavar="FILE.jsonl",
@@ -154,6 +155,13 @@ def _positive(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _workers(text: str) -> int:
+    value = _positive(text)
+    if value > MAX_THREADS:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_THREADS} workers, got {text!r}")
     return value
 
 
@@ -700,12 +708,18 @@ def _read_state(path: str) -> Any:
                 text = f.read()
     except OSError as e:
         raise UsageError(f"cannot read {path}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{path} is not UTF-8 text: {e}") from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         hint = " (a .jsonl file: pass one line, e.g. `sed -n 3p FILE | meeple render --json -`)" \
             if e.msg == "Extra data" else ""
         raise UsageError(f"{path} is not one JSON document: {e}{hint}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: the JSON document is nested too deeply") from None
+    except ValueError as e:  # e.g. an integer of more digits than Python converts
+        raise UsageError(f"{path}: {e}") from None
     try:
         if isinstance(doc, dict) and doc.get("schema") == RECORD_SCHEMA:
             return Record.from_document(doc).replay()

@@ -38,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import json
 import multiprocessing
+import operator
 import os
 import signal
 import time
@@ -266,6 +267,9 @@ def training_examples(records: str | os.PathLike | Iterable[Record]) -> dict[str
     widths = None  # (observation size, actions) of the records' game
     first: tuple[str, dict] | None = None  # the first record's game and parameters: all must share them
     for number, record in enumerate(records):
+        if not isinstance(record, Record):
+            raise TypeError(f"record {number} is a {type(record).__name__}, not a meeple.Record "
+                            "(Record.from_json or Record.from_document makes one)")
         searches = record.meta.get("policies")
         if not isinstance(searches, list) or len(searches) != len(record.actions):
             raise ValueError(f"record {number} has no policy for each action (meta.policies): play it with "
@@ -279,24 +283,31 @@ def training_examples(records: str | os.PathLike | Iterable[Record]) -> dict[str
         elif (record.game, record.parameters) != first:
             raise ValueError(f"record {number} is a game of {record.game} {record.parameters}, record 0 of "
                              f"{first[0]} {first[1]}: training examples come from one game")
-        for move, (state, action, search) in enumerate(zip(record.states(), record.actions, searches)):
+        states = list(record.states())
+        final = states[-1]
+        if not final.is_terminal() or [float(r) for r in final.returns()] != list(record.returns):
+            raise ValueError(f"record {number}: its returns {record.returns} are not those of its final state "
+                             f"{final.returns().tolist() if final.is_terminal() else '(the game is not over)'}")
+        for move, (state, action, search) in enumerate(zip(states, record.actions, searches)):
             if search is None:
                 continue
+            if state.is_chance_node():
+                raise ValueError(f"record {number}, move {move}: a policy at a chance node (it must be null)")
             player = state.current_player()
             mask = state.legal_actions_mask()
             try:
-                pairs = [(int(a), int(n)) for a, n in search]
+                pairs = [(operator.index(a), operator.index(n)) for a, n in search]
             except (TypeError, ValueError):
-                raise ValueError(f"record {number}, move {move}: a policy is a list of [action, visits], "
-                                 f"got {search!r}") from None
+                raise ValueError(f"record {number}, move {move}: a policy is a list of [action, visits] "
+                                 f"(ints), got {search!r}") from None
             visits = dict(pairs)
             if (not visits or len(visits) < len(pairs) or sum(visits.values()) == 0
-                    or any(not 0 <= a < len(mask) or not mask[a] or n < 0 for a, n in pairs)):
+                    or any(not 0 <= a < len(mask) or not mask[a] or not 0 <= n < 2**63 for a, n in pairs)):
                 raise ValueError(f"record {number}, move {move}: policy {search!r} is not visits of legal actions")
             columns["observations"].append(state.observation_tensor(player))
             columns["masks"].append(mask)
             columns["policies"].append(visit_shares(visits, len(mask)))
-            columns["values"].append(record.returns[player])
+            columns["values"].append(float(final.returns()[player]))
             columns["players"].append(player)
             columns["actions"].append(action)
     if widths is None:

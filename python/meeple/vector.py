@@ -14,17 +14,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._registry import load
+from . import _arguments
 
 if TYPE_CHECKING:
     from ._protocol import Game, State
 
 __all__ = ["VectorGame"]
-
-
-def _check_seed(seed: object) -> None:
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
 
 
 class VectorGame:
@@ -56,19 +51,17 @@ class VectorGame:
 
     def __init__(self, game: Game | str, n: int, seed: int = 0, threads: int = 1, observations: bool = True,
                  masks: bool = True):
-        if isinstance(game, str):
-            game = load(game)
-        for name, value in (("n", n), ("threads", threads)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-        _check_seed(seed)
-        self.game: Game = game
+        engine = _arguments.engine_game(game, "VectorGame")
+        n = _arguments.int_in_range("n", n, 1, _arguments.MAX_INT32)
+        threads = _arguments.threads(threads)
+        seed = _arguments.seed(seed)
+        self.game: Game = engine
         for name, value in (("observations", observations), ("masks", masks)):
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be True or False, got {value!r}")
-        self._vector = game._vector(  # type: ignore[attr-defined]  # each engine Game has it
+        self._vector = engine._vector(  # type: ignore[attr-defined]  # each engine Game has it
             n, seed, threads, observations, masks)
-        shape = (n, *game.observation_shape())
+        shape = (n, *engine.observation_shape())
         self.observations: np.ndarray = self._vector.observations.reshape(shape)
         self.masks: np.ndarray = self._vector.masks
         self.rewards: np.ndarray = self._vector.rewards
@@ -85,9 +78,7 @@ class VectorGame:
     def reset(self, seed: int | None = None) -> np.ndarray:
         """Starts every slot's game again, as a new VectorGame with `seed` would (default: the
         seed it has, so the same games as at its start); returns the observations."""
-        if seed is not None:
-            _check_seed(seed)
-        self._vector.reset(seed)
+        self._vector.reset(None if seed is None else _arguments.seed(seed))
         return self.observations
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,73 @@
+"""Checks of the arguments that the C++ entry points take, made before anything runs, so that a bad
+value is a TypeError or ValueError naming it (never a pybind11 signature dump, a crash or a
+search that runs for ever)."""
+from __future__ import annotations
+
+import math
+import operator
+from typing import TYPE_CHECKING, Any
+
+from ._registry import load
+
+if TYPE_CHECKING:
+    from ._protocol import Game
+
+MAX_THREADS = 1024  # as cpp/common/thread_pool.h's kMaxThreads: more is a mistake, not a machine
+MAX_INT32 = 2**31 - 1
+
+
+def int_in_range(name: str, value: Any, low: int, high: int) -> int:
+    """`value` (an int or numpy integer, not bool) as an int in low..high."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got {value!r}")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}") from None
+    if not low <= number <= high:
+        raise ValueError(f"{name} must be an int in {low}..{_readable(high)}, got {value!r}")
+    return number
+
+
+def _readable(bound: int) -> str:
+    """2**64-1 rather than 18446744073709551615."""
+    return f"2**{bound.bit_length()}-1" if bound > 2**16 and (bound + 1) & bound == 0 else str(bound)
+
+
+def seed(value: Any, name: str = "seed") -> int:
+    """A seed: an int in 0..2**64-1 (None is not one: callers that allow it say what it means)."""
+    return int_in_range(name, value, 0, 2**64 - 1)
+
+
+def threads(value: Any) -> int:
+    return int_in_range("threads", value, 1, MAX_THREADS)
+
+
+def finite_number(name: str, value: Any, low: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
+    number = float(value)
+    if not (math.isfinite(number) and number >= low):
+        raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
+    return number
+
+
+def engine_game(value: Any, who: str) -> Game:
+    """A game of the engine: a Game of `meeple.load` or a game string; else TypeError (the
+    reference's games have no C++ to batch or search with)."""
+    if isinstance(value, str):
+        return load(value)
+    if not hasattr(value, "_mcts"):  # every engine Game has the C++ entry points
+        raise TypeError(f"{who} needs a game of the engine (meeple.load(...) or a game name), got "
+                        f"{type(value).__module__}.{type(value).__name__}")
+    return value
+
+
+def state_of(game: Any, state: Any) -> None:
+    """`state` must be an engine state of `game` (same parameters)."""
+    its_game = getattr(state, "game", None)
+    if its_game is None or type(its_game) is not type(game):
+        raise TypeError(f"expected a {game.name} state of the engine, got {type(state).__module__}."
+                        f"{type(state).__name__}")
+    if its_game != game:
+        raise ValueError(f"the state is of {its_game!r}, not of {game!r}")
