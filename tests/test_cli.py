@@ -140,6 +140,32 @@ def test_play_undo(capsys, monkeypatch):
     assert str(ABACUACHEGO.new_initial_state(seed=2)) in after_undo
 
 
+def test_play_help_explains_the_moves_and_mistypes_get_suggestions(capsys, monkeypatch):
+    """`help` says how each game's moves are written; a mistyped move names the close legal ones,
+    and the list of legal moves comes again only when it is short; spaces around commas and
+    extra spaces are fine."""
+    for name in meeple.list_games():
+        code, output, _ = play(capsys, monkeypatch, ["help", "quit"], name)
+        assert meeple._registry.game_spec(name).moves_help in output and "docs/rules/" in output
+    code, output, _ = play(capsys, monkeypatch, ["tak 1", "take 1", "place  blu  0, 0", "quit"], "harmonies")
+    assert "'tak 1' is not a legal move. Did you mean 'take 1' or " in output
+    assert "'place  blu  0, 0' is not a legal move. Did you mean 'place blue 0,0' or " in output
+    after_typo = output[output.index("'place  blu  0, 0' is not"):].split("Your move:")[0]
+    assert "Legal moves:" not in after_typo  # dozens of moves: not listed again
+    assert "('board' shows the board and the legal moves again, 'help' the commands.)" in after_typo
+    assert "Legal moves:" in output[output.index("'tak 1' is not"):].split("Your move:")[0]  # 10 are
+    state = meeple.load("harmonies").new_initial_state()
+    state.apply_action(state.string_to_action("take 1"))
+    hand = [a for a in state.legal_actions() if state.action_to_string(a).endswith(" 0,0")]
+    spaced = state.action_to_string(hand[0]).replace(",", " ,  ").replace(" ", "  ")
+    code, output, _ = play(capsys, monkeypatch, ["take 1", spaced, "quit"], "harmonies")
+    assert f"You play {state.action_to_string(hand[0])}" in output
+    code, output, _ = play(capsys, monkeypatch, ["3cx", "quit"], "abacuachego")  # 20 moves: listed again
+    assert "'3cx' is not a legal move. Did you mean '3cw'" in output and output.count("Legal moves:") == 2
+    code, output, _ = play(capsys, monkeypatch, ["quit"], "imperial_harvest")
+    assert output.startswith("You are player 0 (Imperial Servants).")
+
+
 def test_play_against_an_imported_bot(capsys, monkeypatch):
     code, output, _ = play(capsys, monkeypatch, itertools.repeat(first_by_name),
                            "abacuachego(pits_per_row=4,seeds_per_pit=2)", "--bot", "meeple.bots:Random")

@@ -363,6 +363,36 @@ def test_board_string_shows_the_cell_names(side):
         assert all(text == "[.   ]" for name, text in drawn.items() if name != cell)
 
 
+@pytest.mark.parametrize("players", [1, 2, 3])
+def test_board_string_names_the_result_and_the_letters(players):
+    """A finished game's text names the winner (or the shared win, or the solo points and suns) as
+    returns() ranks them, with every player's points; every text ends with the token letters."""
+    import random
+
+    seen = set()
+    for seed in range(400):
+        state, rng = load(players=players).new_initial_state(seed=seed), random.Random(seed)
+        text = str(state)
+        assert "  cards: none" in text and text.endswith("* a cube\n") and "Tokens: B blue, S gray" in text
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(int(legal[rng.randrange(len(legal))]))
+        returns, points = state.returns(), [state.score_breakdown(p)["total"] for p in range(players)]
+        line = str(state).splitlines()[-2]
+        if players == 1:
+            suns = int(returns[0])
+            assert line == f"Game over: {points[0]} points, {suns} sun{'' if suns == 1 else 's'}"
+            return
+        top = [p for p in range(players) if returns[p] == returns.max()]
+        who = f"player {top[0]} wins" if len(top) == 1 else f"players {' and '.join(map(str, top))} share the win"
+        on_cubes = " on cubes placed" if len(top) < points.count(max(points)) else ""
+        assert line == f"Game over: {who}{on_cubes} (points {', '.join(map(str, points))})"
+        seen.add((len(top) > 1, bool(on_cubes)))
+        if len(seen) == 3:  # a win, a shared win and a win on cubes
+            return
+    assert players == 3 and seen, seen
+
+
 def test_game_description():
     for players in (1, 2, 3, 4):
         for chance in ("implicit", "explicit"):

@@ -271,6 +271,14 @@ def test_observation_layout(standard):
 def test_str_draws_the_board(standard):
     text = str(standard.new_initial_state())
     assert "H1~" in text and "===" in text and "Mv" in text and "imperial-monk" in text
+    draft = meeple.load("imperial_harvest", teams="draft").new_initial_state()
+    draft.apply_action(draft.string_to_action("draft barbarian"))
+    lines = str(draft).splitlines()
+    assert "  B imperial-barbarian: off the board, carries 0, uses left 3" in lines
+    assert [line.split(" ", 3)[-1] for line in lines if "not drafted" in line] == [
+        "imperial character 2: not drafted yet", "imperial character 3: not drafted yet",
+        "raider character 1: not drafted yet", "raider character 2: not drafted yet",
+        "raider character 3: not drafted yet"]
 
 
 # ----------------------------------------------------------------------------------- hand-built rules

@@ -103,7 +103,7 @@ std::string Game::to_string(const State& s) const {
   out << "  Zaque (north), pit numbers\n";
   out << margin << "+";
   for (int k = 0; k < n_; ++k) out << "----";
-  out << "\n" << margin << "|";
+  out << "+\n" << margin << "|";
   for (int k = n_; k >= 1; --k) out << cell(s.pits[cell_of(1, k)]) << " ";
   out << "|\n";
   out << "Zipa " << cell(s.stores[0]) << " |";
@@ -113,16 +113,17 @@ std::string Game::to_string(const State& s) const {
   for (int k = 1; k <= n_; ++k) out << cell(s.pits[cell_of(0, k)]) << " ";
   out << "|\n" << margin << "+";
   for (int k = 0; k < n_; ++k) out << "----";
-  out << "\n" << margin << " ";
+  out << "+\n" << margin << " ";
   for (int k = 1; k <= n_; ++k) out << cell(k) << " ";
   out << "  Zipa (south), pit numbers\n";
   if (is_terminal(s)) {
     out << "Game over after " << s.ply << " plies: ";
+    const int winner = s.stores[0] > s.stores[1] ? 0 : 1;  // its score first
     if (s.stores[0] == s.stores[1])
       out << "draw";
     else
-      out << (s.stores[0] > s.stores[1] ? "Zipa" : "Zaque") << " wins";
-    out << " " << s.stores[0] << "-" << s.stores[1] << "\n";
+      out << (winner == 0 ? "Zipa" : "Zaque") << " wins";
+    out << " " << s.stores[winner] << "-" << s.stores[1 - winner] << "\n";
   } else {
     out << "Ply " << s.ply << ", " << (s.player == 0 ? "Zipa" : "Zaque") << " to move\n";
   }

@@ -1139,6 +1139,7 @@ std::string Game::to_string(const State& s) const {
       if (text.size() > 4) out << text << "\n";  // more than the row number
     }
     out << "  cards:";
+    if (!p.held && !p.animals_done && !p.spirits_done) out << " none";
     for (int j = 0; j < p.held; ++j)
       out << " " << cards_[p.card[j]].name << " " << int(p.placed[j]) << "/" << int(cards_[p.card[j]].ncubes);
     for (uint32_t m = p.animals_done; m; m &= m - 1) out << " " << cards_[1 + std::countr_zero(m)].name << " done";
@@ -1163,7 +1164,26 @@ std::string Game::to_string(const State& s) const {
   for (int c = 0; c < kColours; ++c) out << " " << kLetters[c] << int(s.pouch[c]);
   out << "; deck " << popcount32(s.deck) << " cards\n";
   if (s.over) {
-    out << "Game over";
+    double r[kMaxPlayers] = {};
+    returns(s, r);
+    out << "Game over: ";
+    if (P == 1) {
+      out << score(s, 0).total << " points, " << r[0] << (r[0] == 1 ? " sun" : " suns");
+    } else {
+      const double best = *std::max_element(r, r + P);
+      std::string top;
+      int tied = 0, most_points = 0, with_most = 0;
+      for (int i = 0; i < P; ++i) {
+        if (r[i] == best) top += (tied++ ? " and " : "") + std::to_string(i);
+        const int points = score(s, i).total;
+        with_most = points > most_points ? 1 : with_most + (points == most_points);
+        most_points = std::max(most_points, points);
+      }
+      out << (tied == 1 ? "player " + top + " wins" : "players " + top + " share the win")
+          << (tied < with_most ? " on cubes placed" : "") << " (points";
+      for (int i = 0; i < P; ++i) out << (i ? ", " : " ") << score(s, i).total;
+      out << ")";
+    }
   } else if (has_pending(s)) {
     out << "Chance: drawing " << (s.pending_spaces ? "tokens" : s.pending_slots ? "display cards" : "spirit cards");
   } else {
@@ -1172,8 +1192,9 @@ std::string Game::to_string(const State& s) const {
     for (int c = 0; c < kColours; ++c) t += std::string(s.hand[c], kLetters[c]);
     out << (t.empty() ? "-" : t) << (s.took_tokens ? ", tokens taken" : "") << (s.took_card ? ", card taken" : "");
   }
-  if (s.end_triggered) out << " (end triggered)";
-  out << "\n";
+  if (s.end_triggered && !s.over) out << " (end triggered)";
+  out << "\nTokens: B blue, S gray, T brown, G green, Y yellow, R red; a cell lists its stack from the "
+         "bottom, * a cube\n";
   return out.str();
 }
 

@@ -239,6 +239,11 @@ std::string Game::to_string(const State& s) const {
   }
   for (int t = 0; t < kTokens; ++t) {
     if (t >= kCharacters && s.cell[t] == kNone) continue;
+    if (t < kCharacters && !info(s, t)) {  // a draft slot still empty: nothing to show but its letter
+      out << "  " << letter[t] << " " << (team_of(t) == 0 ? "imperial" : "raider") << " character "
+          << t % kTeamSize + 1 << ": not drafted yet\n";
+      continue;
+    }
     out << "  " << letter[t] << " " << qualified_name(s, t) << ": ";
     if (s.cell[t] == kNone)
       out << "off the board";

@@ -97,6 +97,9 @@ class GameSpec:
     # `help` says the command shows.
     cards_text: Callable[[Any], str] | None = None
     cards_help: str = "the cards in play"
+    # How moves are written and how a turn goes, for `meeple play`'s `help` (the rules document
+    # says the rest).
+    moves_help: str = ""
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """Checks `given` and returns every parameter with its value, defaults filled in."""

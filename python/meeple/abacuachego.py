@@ -46,6 +46,8 @@ register(GameSpec(
     description="Abacuachego: a 2x10 mancala for two players (Zipa, Zaque)",
     params=PARAMETERS,
     factory=_make,
+    moves_help="A move is one of your pits (1..n, as numbered on the board) and a direction: '3cw' sows\n"
+               "pit 3 clockwise, '3ccw' counter-clockwise. Rules: docs/rules/abacuachego.md.",
 ))
 
 Game: type = _core.AbacuachegoGame

@@ -18,6 +18,7 @@ which `main` reports argparse-style on stderr with exit code 2.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import random
@@ -38,6 +39,7 @@ from .serialization import RECORD_SCHEMA, Record, state_from_document
 # Per-game presentation hooks: a game without an entry is shown with the generic defaults.
 PLAYER_NAMES: dict[str, tuple[str, ...]] = {
     "abacuachego": ("Zipa", "Zaque"),
+    "imperial_harvest": ("Imperial Servants", "Northern Raiders"),
 }
 
 BOT_SPECS = """bot specs: random | mcts:ITERATIONS | module.path:ClassName
@@ -224,7 +226,9 @@ def game_label(game: Any) -> str:
 
 
 def parse_move(state: Any, text: str) -> int | None:
-    """The legal action named `text` (its string, else its number), or None."""
+    """The legal action named `text` (its string, else its number), or None. Spaces around commas
+    and runs of spaces do not matter ("place blue 0, 1")."""
+    text = re.sub(r"\s*,\s*", ",", " ".join(text.split()))
     try:
         action = state.string_to_action(text)
     except ValueError:
@@ -232,6 +236,13 @@ def parse_move(state: Any, text: str) -> int | None:
             return None
         action = int(text)
     return action if action in state.legal_actions() else None
+
+
+def close_moves_text(state: Any, text: str) -> str:
+    """' Did you mean ...?' naming up to three legal moves spelled like `text`, or ''."""
+    names = [state.action_to_string(int(a)) for a in state.legal_actions()]
+    close = difflib.get_close_matches(" ".join(text.lower().split()), names, n=3, cutoff=0.6)
+    return f" Did you mean {' or '.join(repr(name) for name in close)}?" if close else ""
 
 
 def legal_moves_text(state: Any, width: int = 78) -> str:
@@ -310,6 +321,7 @@ HELP = """Enter a move by its name or by its number in [brackets].
 Commands: help, board (show the board), undo (take back your last move), quit,
 hint [N] (the moves MCTS prefers here after N simulations, default 1000)."""
 HINT_SIMULATIONS, MAX_HINT_SIMULATIONS = 1000, 1_000_000
+MAX_MOVES_LISTED_AGAIN = 24  # after a mistyped move; longer lists are a command away
 
 
 class TerminalGame:
@@ -324,6 +336,7 @@ class TerminalGame:
         self.state = self._replay([])
         self._cards_text = game_spec(game.name).cards_text
         self._cards_help = game_spec(game.name).cards_help
+        self._moves_help = game_spec(game.name).moves_help
 
     def run(self) -> int:
         print(f"You are {player_name(self.game, self.seat)}. Type 'help' for help.")
@@ -363,6 +376,8 @@ class TerminalGame:
                 raise _Abandon("Game abandoned.", 0)
             if text in ("help", "?"):
                 print(HELP)
+                if self._moves_help:
+                    print(self._moves_help)
                 if self._cards_text is not None:
                     print(f"Also: cards ({self._cards_help}).")
                 print(legal_moves_text(self.state))
@@ -378,8 +393,11 @@ class TerminalGame:
                 action = parse_move(self.state, text)
                 if action is not None:
                     return action
-                print(f"{text!r} is not a legal move.")
-                print(legal_moves_text(self.state))
+                print(f"{text!r} is not a legal move.{close_moves_text(self.state, text)}")
+                if len(self.state.legal_actions()) <= MAX_MOVES_LISTED_AGAIN:
+                    print(legal_moves_text(self.state))
+                else:
+                    print("('board' shows the board and the legal moves again, 'help' the commands.)")
 
     def _hint(self, argument: str) -> str:
         """The three moves MCTS visits most from here (a search seeded by the game's seed and the

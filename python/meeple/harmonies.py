@@ -141,6 +141,10 @@ register(GameSpec(
     factory=_make,
     cards_text=cards_in_play,
     cards_help="what the cards in play ask for and what they score",
+    moves_help="A turn: 'take S' takes the three tokens of central space S; 'place COLOUR COL,ROW' puts\n"
+               "one on your board (columns and rows as drawn); 'card D' takes display card D (once a\n"
+               "turn); 'cube CARD COL,ROW' marks a finished animal pattern; 'end' ends the turn.\n"
+               "Rules: docs/rules/harmonies.md.",
 ))
 
 Game: type = _core.HarmoniesGame

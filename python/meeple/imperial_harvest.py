@@ -390,6 +390,10 @@ register(GameSpec(
     factory=_make,
     cards_text=cards_in_play,
     cards_help="each character's numbers and abilities: how each action is written, what it does",
+    moves_help="A turn: 'rest NAME' (one of your three characters rests), then for each of the other two\n"
+               "'activate NAME', its actions ('move DIR', 'face DIR', 'pluck', 'deposit', abilities) and\n"
+               "'end', or 'forfeit NAME' and a hydra step. Directions n, e, s, w (ne, se, sw, nw for\n"
+               "diagonal abilities); cells COL,ROW as drawn. Rules: docs/rules/imperial-harvest.md.",
 ))
 
 Game: type = _core.ImperialHarvestGame
