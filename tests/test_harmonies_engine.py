@@ -159,6 +159,16 @@ def test_bga_final_boards_through_a_state(case):
         assert list(state.returns()) == ([1.0, -1.0] if winner == 0 else [-1.0, 1.0])
 
 
+def test_player_arguments_are_checked():
+    state = load(players=2).new_initial_state(seed=1)
+    for method in (state.score_breakdown, state.board):
+        for bad, error in ((2, ValueError), (-1, ValueError), (2**64, ValueError), (True, TypeError),
+                           (None, TypeError)):
+            with pytest.raises(error, match="player must be an int"):
+                method(bad)
+        assert method(np.int8(1)) == method(1)
+
+
 def test_score_breakdown_parts():
     # Two adjacent mountains (1 + 3), a lone one (0); trees 1 + 3 + 7; a field of 2 (5) and a lone
     # yellow (0); a river of 3 in a line (5).

@@ -103,8 +103,10 @@ def test_vp_formula(standard):
         for team in (0, 1):
             carried = sum(c["strawberries"] for c in d["characters"][3 * team:3 * team + 3])
             assert state.vp(team) == d["plucked"][team] + carried + 2 * d["deposited"][team]
-    with pytest.raises(ValueError):
-        state.vp(2)
+    for bad, error in ((2, ValueError), (-1, ValueError), (2**64, ValueError), (True, TypeError), (0.0, TypeError)):
+        with pytest.raises(error, match="team must be an int"):
+            state.vp(bad)
+    assert state.vp(np.int64(1)) == state.vp(1)
 
 
 def test_random_playouts_terminate(game):

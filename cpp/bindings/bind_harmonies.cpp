@@ -159,10 +159,9 @@ void read_cards(const hm::Game& game, const py::handle& value, const std::string
   }
 }
 
-void check_player(const hm::Game& game, int player) {
-  if (player < 0 || player >= game.num_players())
-    throw py::value_error("player must be in 0.." + std::to_string(game.num_players() - 1) + ", got " +
-                          std::to_string(player));
+// A player number from Python: an int (not bool) in 0..players-1, else TypeError or ValueError.
+int player_argument(const hm::Game& game, const py::handle& player) {
+  return static_cast<int>(int_argument(player, "player", 0, game.num_players() - 1));
 }
 
 py::dict breakdown(const hm::Score& s) {
@@ -431,18 +430,16 @@ void bind_harmonies(py::module_& m) {
   state_class
       .def(
           "score_breakdown",
-          [](const S& s, int player) {
-            check_player(*s.game, player);
-            return breakdown(s.game->score(s.state, player));
+          [](const S& s, py::object player) {
+            return breakdown(s.game->score(s.state, player_argument(*s.game, player)));
           },
           py::arg("player"),
           "Points of `player` now: trees, mountains, fields, buildings, water, animals, spirit, total, cubes.")
       .def(
           "board",
-          [](const S& s, int player) {
-            check_player(*s.game, player);
+          [](const S& s, py::object player) {
             const hm::Geometry& geo = s.game->geometry();
-            const hm::PlayerState& p = s.state.players[player];
+            const hm::PlayerState& p = s.state.players[player_argument(*s.game, player)];
             py::dict d;
             d["board"] = board_of(geo, p);
             d["cubes"] = cubes_of(geo, p);

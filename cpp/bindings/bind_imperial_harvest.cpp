@@ -766,9 +766,8 @@ void bind_imperial_harvest(py::module_& m) {
           "Seconds per legal_actions() call on `state`, timed over `iterations` calls in C++.");
   state_class.def(
       "vp",
-      [](const S& s, int team) {
-        if (team < 0 || team > 1) throw py::value_error("team must be 0 or 1, got " + std::to_string(team));
-        return s.game->vp(s.state, team);
+      [](const S& s, py::object team) {
+        return s.game->vp(s.state, static_cast<int>(int_argument(team, "team", 0, 1)));
       },
       py::arg("team"),
       "Victory points of `team` (0 imperial, 1 raiders) if the game ended now: plucked + carried + "

@@ -39,7 +39,7 @@ inline int64_t int_argument(const py::handle& value, const char* name, int64_t l
   const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
   if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
   if (overflow != 0 || v < low || v > high)
-    throw py::value_error(std::string(name) + " must be in " + std::to_string(low) + ".." +
+    throw py::value_error(std::string(name) + " must be an int in " + std::to_string(low) + ".." +
                           std::to_string(high) + ", got " + py::repr(value).cast<std::string>());
   return v;
 }
