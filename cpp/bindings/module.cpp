@@ -58,6 +58,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "meeple's C++ game engines (use the meeple package, not this module directly)";
   m.attr("CHANCE") = meeple::kChancePlayer;
   m.attr("TERMINAL") = meeple::kTerminalPlayer;
+  m.attr("MAX_THREADS") = meeple::kMaxThreads;
 #ifdef MEEPLE_SANITIZE
   m.attr("SANITIZED") = true;
 #else

@@ -7,12 +7,12 @@ import math
 import operator
 from typing import TYPE_CHECKING, Any
 
+from ._core import MAX_THREADS  # more threads is a mistake, not a machine
 from ._registry import load
 
 if TYPE_CHECKING:
     from ._protocol import Game
 
-MAX_THREADS = 1024  # as cpp/common/thread_pool.h's kMaxThreads: more is a mistake, not a machine
 MAX_INT32 = 2**31 - 1
 
 

@@ -5,6 +5,7 @@ from typing import Any
 
 CHANCE: int
 TERMINAL: int
+MAX_THREADS: int
 SANITIZED: bool
 
 AbacuachegoGame: Any
