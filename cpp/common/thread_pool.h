@@ -35,7 +35,6 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -51,7 +50,7 @@ namespace meeple {
 // More threads than this is a mistake, not a machine: the bindings refuse it with ValueError.
 inline constexpr int kMaxThreads = 1024;
 
-inline std::string thread_start_failure(size_t thread, int threads, const std::system_error& e) {
+inline std::string thread_start_failure(size_t thread, int threads, const std::exception& e) {
   return "cannot start thread " + std::to_string(thread) + " of " + std::to_string(threads) +
          " (the system refused: " + e.what() + "); use fewer threads";
 }
@@ -71,11 +70,12 @@ void run_on_threads(int threads, const Job& job) {
     }
   };
   std::vector<std::thread> pool;
+  pool.reserve(static_cast<size_t>(std::max(0, threads - 1)));  // no reallocation once threads run
   std::string start_failure;
   for (int t = 1; t < threads; ++t) {
     try {
       pool.emplace_back(guarded, t);
-    } catch (const std::system_error& e) {
+    } catch (const std::exception& e) {  // std::system_error, or std::bad_alloc for its state
       start_failure = thread_start_failure(static_cast<size_t>(t) + 1, threads, e);
       break;
     }
@@ -94,9 +94,10 @@ class ThreadPool {
   using Check = std::function<int64_t(int64_t, int64_t)>;
 
   explicit ThreadPool(int threads) : threads_(std::max(1, threads)), shares_(static_cast<size_t>(threads_)) {
+    workers_.reserve(static_cast<size_t>(threads_ - 1));  // no reallocation once workers run
     try {
       for (int t = 1; t < threads_; ++t) workers_.emplace_back([this, t] { work(t); });
-    } catch (const std::system_error& e) {
+    } catch (const std::exception& e) {  // std::system_error, or std::bad_alloc for its state
       // The started workers wait on members that unwinding would destroy under them: stop them.
       const size_t started = workers_.size();
       stop_workers();
