@@ -104,7 +104,8 @@ class VectorGame:
         ``current_player[i]`` and the slot's random action describe it at once. ``rewards[i]`` and
         ``terminated[i]`` keep what the last step wrote; when this game ends, the slot starts its
         next new game as usual. A state of another game or of other parameters, or a finished
-        game, raises ValueError and changes nothing.
+        game, raises ValueError and changes nothing. With implicit chance the slot draws from the
+        state's own generator: ``reseed`` a copy first for rollouts with futures of their own.
         """
         game = getattr(state, "game", None)
         if game is None or type(game) is not type(self.game):
