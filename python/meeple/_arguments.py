@@ -69,5 +69,5 @@ def state_of(game: Any, state: Any) -> None:
     if its_game is None or type(its_game) is not type(game):
         raise TypeError(f"expected a {game.name} state of the engine, got {type(state).__module__}."
                         f"{type(state).__name__}")
-    if its_game != game:
+    if its_game is not game and its_game != game:  # the same object: no parameter dicts to compare
         raise ValueError(f"the state is of {its_game!r}, not of {game!r}")
