@@ -1,6 +1,8 @@
 """meeple.bots: the Bot protocol, the random bot, bot specs and the game-playing helpers."""
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 import textwrap
 
@@ -8,7 +10,7 @@ import numpy as np
 import pytest
 
 import meeple
-from meeple.bots import (BaseBot, Bot, Match, Random, choose_action, derive_seed, make_bot,
+from meeple.bots import (BaseBot, Bot, BotError, Match, Random, choose_action, derive_seed, make_bot,
                          parse_bot_specs, play_game, play_games, sample_chance)
 
 ABACUACHEGO = meeple.load("abacuachego")
@@ -77,6 +79,9 @@ class CoinState:
 
     def legal_actions(self):
         return [] if self.is_terminal() else [0, 1]
+
+    def clone(self):
+        return copy.copy(self)
 
     def apply_action(self, action):
         if self.is_chance_node():
@@ -315,3 +320,41 @@ def test_match_is_the_same_in_any_process():
     assert list(play_games(match, range(6), workers=2)) == serial
     assert match.play(3) == serial[3]
     assert len({tuple(r.actions) for r in serial}) == 6
+
+
+# --- bots that fail --------------------------------------------------------------------------
+
+def test_a_failing_bot_is_a_bot_error_naming_it():
+    from misbehaving_bots import Boom, ChangesTheState, Illegal
+
+    with pytest.raises(BotError, match=r"bot .*Illegal.* \(seat 0\) failed at move 0: chose illegal action "
+                                       r"1000000; legal: 1cw, ") as info:
+        play_game(ABACUACHEGO, [Illegal(), Random(seed=0)])
+    assert isinstance(info.value, ValueError) and (info.value.seat, info.value.move) == (0, 0)
+    with pytest.raises(BotError, match=r"\(seat 1\) failed at move \d+: RuntimeError: boom") as info:
+        play_game(ABACUACHEGO, [Random(seed=0), Boom()])
+    assert isinstance(info.value.__cause__, RuntimeError)
+    record = play_game(ABACUACHEGO, [ChangesTheState(), Random(seed=1)], seed=2)  # it changed only a copy
+    assert record.replay().is_terminal() and record.returns == record.replay().returns().tolist()
+    with pytest.raises(BotError, match=r"^game 0: bot 'misbehaving_bots:Illegal' \(seat 0\) failed at move 0: "
+                                       r"chose illegal action 1000000"):
+        Match(ABACUACHEGO, ("misbehaving_bots:Illegal", "random")).play(0)
+    error = pickle.loads(pickle.dumps(BotError("message", 1, 2, "detail")))  # from worker processes
+    assert (str(error), error.seat, error.move, error.detail) == ("message", 1, 2, "detail")
+    with pytest.raises(ValueError, match="could not be made: TypeError: my constructor bug"):
+        make_bot("misbehaving_bots:BrokenConstructor", ABACUACHEGO, seed=0)
+    with pytest.raises(TypeError, match=r"\(seat 1\) has no step\(state\) method"):
+        play_game(ABACUACHEGO, [Random(), object()])
+
+
+def test_match_checks_its_arguments():
+    assert Match("abacuachego", ("random", "random")).game == ABACUACHEGO
+    assert Match(ABACUACHEGO, ["random", "random"]).bots == ("random", "random")
+    for bots, error in (("random", TypeError), (("random", 3), TypeError), (("random",), ValueError)):
+        with pytest.raises(error, match="bot"):
+            Match(ABACUACHEGO, bots)
+    for seed, error in ((-1, ValueError), (2**64, ValueError), (1.5, TypeError), (None, TypeError)):
+        with pytest.raises(error, match="seed"):
+            Match(ABACUACHEGO, ("random", "random"), seed=seed)
+    with pytest.raises(ValueError, match="game index"):
+        Match(ABACUACHEGO, ("random", "random")).play(-1)

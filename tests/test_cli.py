@@ -166,6 +166,45 @@ def test_play_help_explains_the_moves_and_mistypes_get_suggestions(capsys, monke
     assert output.startswith("You are player 0 (Imperial Servants).")
 
 
+def test_a_failing_bot_ends_the_command_with_a_message(capsys, monkeypatch, tmp_path):
+    """No traceback: which bot, which seat, which game and move; the output file keeps whole games."""
+    code, _, err = run(capsys, "selfplay", "abacuachego", "--games", "3", "--bots", "misbehaving_bots:Illegal,random")
+    assert code == 1 and "Traceback" not in err
+    assert ("meeple selfplay: error: game 0: bot 'misbehaving_bots:Illegal' (seat 0) failed at move 0: chose "
+            "illegal action 1000000; legal: ") in err
+    path = tmp_path / "games.jsonl"
+    code, _, err = run(capsys, "selfplay", "abacuachego", "--games", "12", "--workers", "2", "--out", str(path),
+                       "--bots", "misbehaving_bots:BoomInGameSeven,random")
+    assert code == 1 and "Traceback" not in err
+    assert "game 7: bot 'misbehaving_bots:BoomInGameSeven' (seat 0) failed at move 0: RuntimeError: game seven" in err
+    records = [Record.from_json(line) for line in path.read_text().splitlines()]
+    assert [r.meta["index"] for r in records] == list(range(len(records))) and len(records) <= 7
+    assert path.read_bytes().endswith(b"\n") or not records
+    code, _, err = run(capsys, "selfplay", "abacuachego", "--games", "2", "--bots",
+                       "misbehaving_bots:BrokenConstructor,random")
+    assert code == 2 and "could not be made: TypeError: my constructor bug" in err
+    monkeypatch.setattr(cli.TerminalGame, "_ask", lambda self: int(self.state.legal_actions()[0]))
+    code, _, err = run(capsys, "play", "abacuachego", "--bot", "misbehaving_bots:Boom")  # Boom's 3rd move
+    assert code == 1 and "Traceback" not in err
+    assert re.search(r"meeple play: error: bot 'misbehaving_bots:Boom' \(seat 1\) failed at move \d+: "
+                     r"RuntimeError: boom", err)
+
+
+def test_play_undo_replays_every_action_to_the_bots(capsys, monkeypatch):
+    """After undo the bots restart and hear every action again, their own included, so a bot that
+    follows the game through step and inform_action stays in step with it."""
+    answers = [first_by_name] * 3 + ["undo", "undo"] + [first_by_name] * 4 + ["quit"]
+    code, output, err = play(capsys, monkeypatch, answers, "abacuachego", "--bot", "misbehaving_bots:Tracker")
+    assert code == 0 and "failed" not in err and output.count("Took back your last move.") == 2
+
+
+def test_play_refuses_odd_hints_and_a_bot_without_a_seat(capsys, monkeypatch):
+    code, output, _ = play(capsys, monkeypatch, ["hint \u00b2", "hint \u0663", "quit"], "abacuachego")
+    assert code == 0 and output.count("hint takes a number of simulations from 1 to 1,000,000") == 2
+    code, _, err = run(capsys, "play", "harmonies", "-p", "players=1", "--bot", "random")
+    assert code == 2 and "harmonies(players=1) has one player: there is no seat for --bot" in err
+
+
 def test_play_against_an_imported_bot(capsys, monkeypatch):
     code, output, _ = play(capsys, monkeypatch, itertools.repeat(first_by_name),
                            "abacuachego(pits_per_row=4,seeds_per_pit=2)", "--bot", "meeple.bots:Random")

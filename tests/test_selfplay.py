@@ -404,8 +404,12 @@ def test_resume_checks_the_game_numbers(capsys, tmp_path, reference_file):
 
 @pytest.mark.parametrize("edit, message", [
     (lambda doc: doc.update(seed=doc["seed"] + 1), "line 2: game 1 was not seeded from --seed 3"),
-    (lambda doc: doc.pop("returns"), "line 2: game 1 has no returns or actions; not a finished game"),
-    (lambda doc: doc.update(actions=None), "line 2: game 1 has no returns or actions; not a finished game"),
+    (lambda doc: doc.pop("returns"), "line 2: game 1 has no finite returns (one per player) or no list of actions"),
+    (lambda doc: doc.update(actions=None), "line 2: game 1 has no finite returns"),
+    (lambda doc: doc.update(returns=["a", 1]), "line 2: game 1 has no finite returns"),
+    (lambda doc: doc.update(returns=[float("nan"), 1.0]), "line 2: game 1 has no finite returns"),
+    (lambda doc: doc.update(actions=[True]), "line 2: game 1 has no finite returns"),
+    (lambda doc: doc["meta"].update(index=True), "line 2 is game True, expected game 1"),
 ])
 def test_resume_checks_each_game(capsys, tmp_path, reference_file, edit, message):
     lines = reference_file.read_bytes().splitlines(keepends=True)

@@ -57,8 +57,22 @@ from . import _arguments
 from ._registry import load
 from .serialization import Record
 
-__all__ = ["Bot", "BaseBot", "Random", "MCTS", "BUILTIN_BOTS", "make_bot", "parse_bot_specs", "derive_seed",
-           "sample_chance", "choose_action", "restart_bots", "inform_bots", "play_game", "Match", "play_games"]
+__all__ = ["Bot", "BaseBot", "BotError", "Random", "MCTS", "BUILTIN_BOTS", "make_bot", "parse_bot_specs",
+           "derive_seed", "sample_chance", "choose_action", "restart_bots", "inform_bots", "play_game", "Match",
+           "play_games"]
+
+
+class BotError(ValueError):
+    """A bot failed in a game: it raised, or chose what is not a legal action. The message names
+    the bot, its seat and the move (and, from `Match`, the game and the bot's spec); the bot's own
+    exception is the `__cause__`. `seat`, `move` and `detail` hold the parts."""
+
+    def __init__(self, message: str, seat: int = -1, move: int = -1, detail: str = ""):
+        super().__init__(message)
+        self.seat, self.move, self.detail = seat, move, detail
+
+    def __reduce__(self) -> tuple:  # crosses process boundaries (selfplay --workers) whole
+        return (BotError, (str(self), self.seat, self.move, self.detail))
 
 
 @runtime_checkable
@@ -78,7 +92,9 @@ class BaseBot:
         """Called before each game."""
 
     def inform_action(self, state: Any, player: int, action: int) -> None:
-        """Called before another player's `action` (or a chance outcome) is applied to `state`."""
+        """Called before another player's `action` (or a chance outcome) is applied to `state`.
+        After `restart()` in the middle of a game (`meeple play`'s undo replays it), every action
+        from the start comes this way, the bot's own included."""
 
 
 class Random(BaseBot):
@@ -220,7 +236,7 @@ def _import_bot(spec: str, game: Any, seed: int | None) -> Bot:
     if not callable(factory):
         raise ValueError(f"bot {spec!r}: {attribute!r} is not a class or function")
     bot = _instantiate(spec, factory, game, seed)
-    if not isinstance(bot, Bot):
+    if not callable(getattr(bot, "step", None)):
         raise ValueError(f"bot {spec!r} made a {type(bot).__name__}, which has no step(state) method")
     return bot
 
@@ -236,7 +252,10 @@ def _instantiate(spec: str, factory: Callable[..., Any], game: Any, seed: int | 
             signature.bind(*args, **kwargs)
         except TypeError:
             continue
-        return factory(*args, **kwargs)
+        try:
+            return factory(*args, **kwargs)
+        except Exception as e:  # the user's code: any failure to build the bot is a bad spec
+            raise ValueError(f"bot {spec!r} could not be made: {type(e).__name__}: {e}") from e
     raise ValueError(f"bot {spec!r} cannot be called as (game, seed=...), (seed=...) or ()")
 
 
@@ -267,14 +286,17 @@ def sample_chance(state: Any, rng: random.Random) -> int:
 
 
 def choose_action(bot: Bot, state: Any) -> int:
-    """`bot.step(state)`, checked: ValueError naming the bot if it is not a legal action."""
-    choice = bot.step(state)
+    """`bot.step(state)` on a copy of `state` (a bot cannot change the game), checked: ValueError
+    naming the bot if it is not a legal action."""
+    choice = bot.step(state.clone())
     if isinstance(choice, (bool, np.bool_)) or not isinstance(choice, (int, np.integer)):
-        raise ValueError(f"bot {bot!r} returned {choice!r}, not an action number")
+        what = f"returned {choice!r}, not an action number"
+        raise BotError(f"bot {bot!r} {what}", detail=what)
     action = int(choice)
     if action not in state.legal_actions():
         legal = ", ".join(state.action_to_string(int(a)) for a in state.legal_actions())
-        raise ValueError(f"bot {bot!r} chose illegal action {action}; legal: {legal}")
+        what = f"chose illegal action {action}; legal: {legal}"
+        raise BotError(f"bot {bot!r} {what}", detail=what)
     return action
 
 
@@ -285,13 +307,23 @@ def restart_bots(bots: Iterable[Bot]) -> None:
             bot.restart()
 
 
-def inform_bots(bots: Mapping[int, Bot], state: Any, action: int) -> None:
-    """Calls the optional `inform_action` hook of every bot ({seat: bot}) but the mover's, before
-    `action` is applied to `state`."""
+def inform_bots(bots: Mapping[int, Bot], state: Any, action: int, mover_too: bool = False) -> None:
+    """Calls the optional `inform_action` hook of every bot ({seat: bot}) but the mover's (with
+    `mover_too`, the mover's as well: a replay after `restart`), before `action` is applied to
+    `state`; each gets a copy of `state`."""
     player = state.current_player()
     for seat, bot in bots.items():
-        if seat != player and hasattr(bot, "inform_action"):
-            bot.inform_action(state, player, action)
+        if (mover_too or seat != player) and hasattr(bot, "inform_action"):
+            bot.inform_action(state.clone(), player, action)
+
+
+def bot_failure(bot: Any, seat: int, move: int, error: Exception) -> BotError:
+    """The BotError for `error` raised by `bot` (seat `seat`) at move number `move`."""
+    if isinstance(error, BotError) and error.detail:
+        detail = error.detail
+    else:
+        detail = str(error) if type(error) is ValueError else f"{type(error).__name__}: {error}"
+    return BotError(f"bot {bot!r} (seat {seat}) failed at move {move}: {detail}", seat, move, detail)
 
 
 def play_game(game: Any, bots: Sequence[Bot], seed: int = 0, meta: dict[str, Any] | None = None,
@@ -310,7 +342,14 @@ def play_game(game: Any, bots: Sequence[Bot], seed: int = 0, meta: dict[str, Any
         game = load(game)
     if len(bots) != game.num_players():
         raise ValueError(f"{game.name} needs {game.num_players()} bots, got {len(bots)}")
-    restart_bots(bots)
+    for seat, bot in enumerate(bots):
+        if not callable(getattr(bot, "step", None)):
+            raise TypeError(f"bot {bot!r} (seat {seat}) has no step(state) method")
+    for seat, bot in enumerate(bots):
+        try:
+            restart_bots([bot])
+        except Exception as e:
+            raise bot_failure(bot, seat, 0, e) from e
     seats = dict(enumerate(bots))
     state = game.new_initial_state(seed=seed)
     chance_rng = random.Random(seed)
@@ -322,13 +361,20 @@ def play_game(game: Any, bots: Sequence[Bot], seed: int = 0, meta: dict[str, Any
         if state.is_chance_node():
             action = sample_chance(state, chance_rng)
         else:
-            action = choose_action(bots[player], state)
+            try:
+                action = choose_action(bots[player], state)
+            except Exception as e:
+                raise bot_failure(bots[player], player, state.move_number(), e) from e
             visits = getattr(bots[player], "last_visits", None) if policies else None
             if visits:
                 search = [[int(a), int(n)] for a, n in sorted(visits.items())]
         if policies:
             searches.append(search)
-        inform_bots(seats, state, action)
+        for seat, bot in seats.items():
+            try:
+                inform_bots({seat: bot}, state, action)
+            except Exception as e:
+                raise bot_failure(bot, seat, state.move_number(), e) from e
         state.apply_action(action)
         record.actions.append(action)
     record.returns = [float(r) for r in state.returns()]
@@ -371,14 +417,34 @@ class Match:
             specs[seat] = self.bots[bot]
         return specs
 
+    def __post_init__(self) -> None:
+        if isinstance(self.game, str):
+            object.__setattr__(self, "game", load(self.game))
+        if not hasattr(self.game, "new_initial_state"):
+            raise TypeError(f"Match needs a game (meeple.load(...) or a game name), got {type(self.game).__name__}")
+        if isinstance(self.bots, str) or not all(isinstance(spec, str) for spec in self.bots):
+            raise TypeError(f"Match's bots are a sequence of bot specs such as ('mcts:1000', 'random'), got "
+                            f"{self.bots!r}")
+        object.__setattr__(self, "bots", tuple(self.bots))
+        if len(self.bots) != self.game.num_players():
+            raise ValueError(f"{self.game.name} needs {self.game.num_players()} bot specs, got {len(self.bots)}")
+        object.__setattr__(self, "seed", _arguments.seed(self.seed))
+
     def play(self, index: int) -> Record:
+        """Game `index` (0, 1, 2, ...): its bots made from the specs, then `play_game`; a bot
+        that fails raises BotError naming the game too."""
+        index = _arguments.int_in_range("game index", index, 0, 2**63 - 1)
         seed = self.game_seed(index)
         specs = self.seat_specs(index)
         bots = [make_bot(spec, self.game, derive_seed(seed, seat)) for seat, spec in enumerate(specs)]
         meta: dict[str, Any] = {"bots": specs, "index": index}
         if self.rotate_seats:
             meta["rotate_seats"] = True
-        return play_game(self.game, bots, seed, meta=meta, policies=self.policies)
+        try:
+            return play_game(self.game, bots, seed, meta=meta, policies=self.policies)
+        except BotError as e:
+            raise BotError(f"game {index}: bot {specs[e.seat]!r} (seat {e.seat}) failed at move {e.move}: "
+                           f"{e.detail}", e.seat, e.move, e.detail) from e.__cause__
 
 
 def play_games(match: Match, indices: Iterable[int], workers: int = 1) -> Iterator[Record]:

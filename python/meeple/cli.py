@@ -32,8 +32,8 @@ import numpy as np
 from . import __version__, list_games, load
 from ._arguments import MAX_THREADS
 from ._registry import game_spec, parse_game_string
-from .bots import (MCTS, Bot, Match, choose_action, derive_seed, inform_bots, make_bot, parse_bot_specs,
-                   restart_bots, sample_chance)
+from .bots import (MCTS, Bot, BotError, Match, bot_failure, choose_action, derive_seed, inform_bots, make_bot,
+                   parse_bot_specs, restart_bots, sample_chance)
 from .serialization import RECORD_SCHEMA, Record, state_from_document
 
 # Per-game presentation hooks: a game without an entry is shown with the generic defaults.
@@ -65,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
         except UsageError as e:
             command: argparse.ArgumentParser = args.parser
             command.error(str(e))  # prints usage and message, raises SystemExit(2)
+        except BotError as e:  # a bot of the user's failed: say which, where; no traceback
+            print(f"{args.parser.prog}: error: {e}", file=sys.stderr)
+            return 1
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 0 if e.code is None else 1
     except KeyboardInterrupt:
@@ -94,8 +97,9 @@ def _build_parser() -> argparse.ArgumentParser:
     play = command("play", _cmd_play, "play against bots in the terminal", BOT_SPECS)
     _game_arguments(play)
     play.add_argument("--seat", type=int, default=0, help="your seat, 0 = first to move (default 0)")
-    play.add_argument("--bot", default="random",
-                      help="bot spec for the other seats, or one spec per other seat, comma-separated")
+    play.add_argument("--bot", default=None,
+                      help="bot spec for the other seats, or one spec per other seat, comma-separated "
+                           "(default random)")
     play.add_argument("--seed", type=_seed, default=0, help="seed of the game and the bots (default 0)")
 
     selfplay = command("selfplay", _cmd_selfplay, "play many games between bots and summarize them", BOT_SPECS)
@@ -304,7 +308,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if not 0 <= args.seat < players:
         raise UsageError(f"--seat must be in 0..{players - 1} for {game.name}, got {args.seat}")
     others = [p for p in range(players) if p != args.seat]
-    specs = _bot_specs(args.bot, len(others))
+    if not others and args.bot is not None:
+        raise UsageError(f"{game_label(game)} has one player: there is no seat for --bot")
+    specs = _bot_specs(args.bot or "random", len(others))
     bots = {p: _make_bot(spec, game, derive_seed(args.seed, p)) for p, spec in zip(others, specs, strict=True)}
     return TerminalGame(game, args.seat, bots, dict(zip(others, specs, strict=True)), args.seed).run()
 
@@ -360,7 +366,10 @@ class TerminalGame:
             self.turns.append(len(self.actions))
             print(f"You play {self.state.action_to_string(action)}")
         else:
-            action = choose_action(self.bots[player], self.state)
+            try:
+                action = choose_action(self.bots[player], self.state)
+            except Exception as e:
+                raise self._failure(player, self.state.move_number(), e) from e
             name = f"{player_name(self.game, player)} [{self.specs[player]}]"
             print(f"{name} plays {self.state.action_to_string(action)}")
         return action
@@ -402,7 +411,7 @@ class TerminalGame:
     def _hint(self, argument: str) -> str:
         """The three moves MCTS visits most from here (a search seeded by the game's seed and the
         number of moves so far, so the same position gets the same hint)."""
-        if argument and not (argument.isdigit() and 1 <= int(argument) <= MAX_HINT_SIMULATIONS):
+        if argument and not (re.fullmatch(r"[0-9]+", argument) and 1 <= int(argument) <= MAX_HINT_SIMULATIONS):
             return f"hint takes a number of simulations from 1 to {MAX_HINT_SIMULATIONS:,}, got {argument!r}."
         simulations = int(argument) if argument else HINT_SIMULATIONS
         bot = MCTS(self.game, simulations=simulations, seed=derive_seed(self.seed, len(self.actions)))
@@ -428,16 +437,33 @@ class TerminalGame:
         self._show()
 
     def _replay(self, actions: list[int]) -> Any:
-        """The state after `actions` from the start, the bots restarted and informed of them."""
-        restart_bots(self.bots.values())
+        """The state after `actions` from the start, the bots restarted and told every action,
+        their own included (they did not choose them since the restart)."""
+        for seat, bot in self.bots.items():
+            try:
+                restart_bots([bot])
+            except Exception as e:
+                raise self._failure(seat, 0, e) from e
         state = self.game.new_initial_state(seed=self.seed)
         for action in actions:
-            inform_bots(self.bots, state, action)
+            self._inform(state, action, mover_too=True)
             state.apply_action(action)
         return state
 
+    def _inform(self, state: Any, action: int, mover_too: bool = False) -> None:
+        for seat, bot in self.bots.items():
+            try:
+                inform_bots({seat: bot}, state, action, mover_too=mover_too)
+            except Exception as e:
+                raise self._failure(seat, state.move_number(), e) from e
+
+    def _failure(self, seat: int, move: int, error: Exception) -> BotError:
+        failure = bot_failure(self.bots[seat], seat, move, error)
+        return BotError(f"bot {self.specs[seat]!r} (seat {seat}) failed at move {move}: {failure.detail}",
+                        seat, move, failure.detail)
+
     def _apply(self, action: int) -> None:
-        inform_bots(self.bots, self.state, action)
+        self._inform(self.state, action)
         self.state.apply_action(action)
         self.actions.append(action)
 

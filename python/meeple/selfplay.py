@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import multiprocessing
 import operator
 import os
@@ -50,6 +51,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from . import _arguments
 from .bots import Match, derive_seed, visit_shares
 from .serialization import RECORD_SCHEMA, Record
 
@@ -384,15 +386,18 @@ def read_existing(path: str | os.PathLike, match: Match) -> Existing:
             raise ResumeError(f"{path} holds games of another command: {'; '.join(differences)} at line "
                               f"{number}; resume with the same game, parameters, bots, seat rotation and "
                               f"seed, or use another --out")
-        if meta.get("index") != index:
+        if type(meta.get("index")) is not int or meta["index"] != index:
             raise ResumeError(f"{where} is game {meta.get('index')!r}, expected game {index}: "
                               f"the file's games must be numbered 0, 1, 2, ... in order")
         if doc.get("seed") != derive_seed(match.seed, index):
             raise ResumeError(f"{where}: game {index} was not seeded from --seed {match.seed}; "
                               f"resume with the seed that wrote the file, or use another --out")
         returns, actions = doc.get("returns"), doc.get("actions")
-        if (not isinstance(returns, list) or len(returns) != game.num_players() or not isinstance(actions, list)):
-            raise ResumeError(f"{where}: game {index} has no returns or actions; not a finished game")
+        if (not isinstance(returns, list) or len(returns) != game.num_players() or not isinstance(actions, list)
+                or any(isinstance(r, bool) or not isinstance(r, (int, float)) or not math.isfinite(r) for r in returns)
+                or any(isinstance(a, bool) or not isinstance(a, int) for a in actions)):
+            raise ResumeError(f"{where}: game {index} has no finite returns (one per player) or no list of "
+                              f"actions; not a finished game of this command")
         existing.returns.append([float(r) for r in returns])
         existing.lengths.append(len(actions))
         existing.count += 1
@@ -409,6 +414,7 @@ def run(match: Match, games: int, out: str | os.PathLike | IO[str] | None = None
     makes a context manager with an ``advance(count)`` method (e.g. `meeple.cli.Progress`).
     Returns the `Summary` of games 0 .. `games`-1: those read back and those played.
     """
+    games = _arguments.int_in_range("games", games, 0, 2**63 - 1)
     existing = Existing()
     if isinstance(out, (str, os.PathLike)):
         existing = read_existing(out, match)
