@@ -341,6 +341,10 @@ def test_training_examples_refuse_records_without_searches(tmp_path, reference_f
         selfplay.training_examples(reference_file)
     with pytest.raises(ValueError, match="no records"):
         selfplay.training_examples([])
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_bytes(reference_file.read_bytes().splitlines(keepends=True)[0] + b"{not json\n")
+    with pytest.raises(ValueError, match=r"damaged.jsonl, line 2: not valid JSON"):
+        selfplay.training_examples(damaged)
     record = Match(meeple.load("abacuachego"), ("mcts:10", "random"), policies=True).play(0)
     legal = record.meta["policies"][0][0][0]
     for bad, message in (([[999, 1]], "is not visits of legal actions"),
@@ -353,7 +357,7 @@ def test_training_examples_refuse_records_without_searches(tmp_path, reference_f
         with pytest.raises(ValueError, match=f"record 0, move 0: .*{message}"):
             selfplay.training_examples([record])
     record.meta["policies"][0] = [[legal, 3]]
-    for bad in ([[float(legal), 3]], [[legal, 0.5]], [[legal, 10**400]]):  # ints only, no silent rounding
+    for bad in ([[float(legal), 3]], [[legal, 0.5]], [[legal, 10**400]], [[legal, True]]):  # ints only
         policies = [bad] + record.meta["policies"][1:]
         with pytest.raises(ValueError, match="record 0, move 0: "):
             selfplay.training_examples([dataclasses.replace(record, meta={**record.meta, "policies": policies})])

@@ -263,8 +263,15 @@ def training_examples(records: str | os.PathLike | Iterable[Record]) -> dict[str
     True
     """
     if isinstance(records, (str, os.PathLike)):
+        read = []
         with open(records, encoding="utf-8") as f:
-            records = [Record.from_json(line) for line in f if line.strip()]
+            for number, line in enumerate(f, 1):
+                if line.strip():
+                    try:
+                        read.append(Record.from_json(line))
+                    except ValueError as e:
+                        raise ValueError(f"{records}, line {number}: {e}") from None
+        records = read
     columns: dict[str, list] = {k: [] for k in ("observations", "masks", "policies", "values", "players", "actions")}
     widths = None  # (observation size, actions) of the records' game
     first: tuple[str, dict] | None = None  # the first record's game and parameters: all must share them
@@ -299,6 +306,8 @@ def training_examples(records: str | os.PathLike | Iterable[Record]) -> dict[str
             mask = state.legal_actions_mask()
             try:
                 pairs = [(operator.index(a), operator.index(n)) for a, n in search]
+                if any(isinstance(x, bool) for pair in search for x in pair):
+                    raise TypeError("a bool is not an action or a visit count")
             except (TypeError, ValueError):
                 raise ValueError(f"record {number}, move {move}: a policy is a list of [action, visits] "
                                  f"(ints), got {search!r}") from None
