@@ -30,15 +30,22 @@ namespace py = pybind11;
 
 // An int argument (int or numpy integer, not bool) in low..high, else TypeError or ValueError
 // naming it: pybind11's own conversion answers an out-of-range value with a signature dump.
-inline int64_t int_argument(const py::handle& value, const char* name, int64_t low, int64_t high) {
+// `value` as an int if it is one (int or numpy integer, not bool; TypeError naming it otherwise);
+// false when it does not fit a long long.
+inline bool int_value(const py::handle& value, const char* name, long long& out) {
   if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr()))
     throw py::type_error(std::string(name) + " must be an int, got " + Py_TYPE(value.ptr())->tp_name);
   py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
   if (!index) throw py::error_already_set();
   int overflow = 0;
-  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
-  if (overflow != 0 || v < low || v > high)
+  out = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (out == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return overflow == 0;
+}
+
+inline int64_t int_argument(const py::handle& value, const char* name, int64_t low, int64_t high) {
+  long long v = 0;
+  if (!int_value(value, name, v) || v < low || v > high)
     throw py::value_error(std::string(name) + " must be an int in " + std::to_string(low) + ".." +
                           std::to_string(high) + ", got " + py::repr(value).cast<std::string>());
   return v;
@@ -472,13 +479,8 @@ class VectorEnv {
 // A VectorGame slot number: an int in 0..size-1 (IndexError out of range, TypeError for others).
 template <class V>
 int64_t slot_index(const V& v, const py::handle& index) {
-  if (PyBool_Check(index.ptr()) || !PyIndex_Check(index.ptr()))
-    throw py::type_error(std::string("state index must be an int, got ") + Py_TYPE(index.ptr())->tp_name);
-  py::object number = py::reinterpret_steal<py::object>(PyNumber_Index(index.ptr()));
-  if (!number) throw py::error_already_set();
-  int overflow = 0;
-  const long long i = PyLong_AsLongLongAndOverflow(number.ptr(), &overflow);
-  if (overflow != 0 || i < 0 || i >= v.size())
+  long long i = 0;
+  if (!int_value(index, "state index", i) || i < 0 || i >= v.size())
     throw py::index_error("state index must be in 0.." + std::to_string(v.size() - 1) + ", got " +
                           py::repr(index).cast<std::string>());
   return i;

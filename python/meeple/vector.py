@@ -107,11 +107,7 @@ class VectorGame:
         game, raises ValueError and changes nothing. With implicit chance the slot draws from the
         state's own generator: ``reseed`` a copy first for rollouts with futures of their own.
         """
-        game = getattr(state, "game", None)
-        if game is None or type(game) is not type(self.game):
-            raise TypeError(f"expected a {self.game.name} state of the engine, got {type(state).__name__}")
-        if game != self.game:
-            raise ValueError(f"the state is of {game!r}, this VectorGame steps {self.game!r}")
+        _arguments.state_of(self.game, state)
         self._vector.set_state(i, state)
 
     def __repr__(self) -> str:
