@@ -524,6 +524,22 @@ def test_records_to_a_reader_that_stops_early_end_quietly():
     assert writer.returncode == 1 and b"Traceback" not in stderr and b"BrokenPipe" not in stderr, stderr
 
 
+def test_ctrl_c_stops_perft():
+    """Ctrl-C in a long `meeple perft` (depth 9 takes minutes) ends it at once with "interrupted" and
+    exit code 130, as in every command (the count runs in C++, which looks for the signal)."""
+    import signal
+    perft = subprocess.Popen([sys.executable, "-m", "meeple", "perft", "abacuachego", "--depth", "9"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(_meeple_env(), PYTHONUNBUFFERED="1"))
+    try:
+        assert perft.stdout.readline().split() == ["depth", "nodes", "time", "nodes/s"]
+        perft.send_signal(signal.SIGINT)
+        _, stderr = perft.communicate(timeout=30)
+    finally:
+        perft.kill()
+    assert perft.returncode == 130 and stderr == "\ninterrupted\n", stderr
+
+
 def test_play_hint_shows_what_mcts_prefers(capsys, monkeypatch):
     code, output, _ = play(capsys, monkeypatch, ["help", "hint", "hint 64", "hint 0", "hint many", "3cw", "hint 64",
                                                  "quit"], "abacuachego", "--seed", "5")

@@ -595,3 +595,34 @@ def test_mcts_beats_random(name):
         record = play_game(game, bots, seed=i)
         wins += record.returns[seat] > max(r for p, r in enumerate(record.returns) if p != seat)
     assert wins >= 45, f"MCTS won {wins} of 50"
+
+
+# --- Ctrl-C --------------------------------------------------------------------------------------
+
+# Each takes 15-20 s or more when nothing stops it (more on sanitizer builds).
+LONG_COMPUTATIONS = {
+    "perft": lambda game, state: game.perft(state, 8),
+    "MCTS, 2 threads": lambda game, state: MCTS(game, simulations=4_000_000, threads=2).step(state),
+    "random_playouts, 2 threads": lambda game, state: game.random_playouts(16_000_000, threads=2),
+}
+
+
+@pytest.mark.parametrize("computation", LONG_COMPUTATIONS)
+def test_ctrl_c_stops_a_long_computation(computation):
+    """The C++ computations run with the GIL released, where Python cannot run its SIGINT handler;
+    they look for pending signals themselves, so Ctrl-C raises KeyboardInterrupt within moments
+    rather than when they end, and the state is untouched."""
+    import _thread
+    import threading
+    import time
+    game = meeple.load("abacuachego")
+    state = game.new_initial_state(seed=1)
+    before = state.to_json(), game.perft(state, 3)
+    timer = threading.Timer(0.2, _thread.interrupt_main)  # as Ctrl-C does: SIGINT's handler runs
+    start = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        LONG_COMPUTATIONS[computation](game, state)
+    timer.join()
+    assert time.perf_counter() - start < 5, "the interrupt was seen only when the computation ended"
+    assert (state.to_json(), game.perft(state, 3)) == before  # and the engine works on

@@ -22,6 +22,7 @@
 
 #include "../common/game_concept.h"
 #include "bind_search.h"
+#include "interrupt.h"
 
 namespace meeple::bindings {
 
@@ -150,13 +151,13 @@ void check_player(const G& game, int player) {
 
 // Plays `n` uniformly random games from the game's initial state, game i seeded by
 // derive_seed(seed, i) for both the state and the action choices, so results do not depend on
-// `threads`. Fills returns[n][players] and lengths[n].
-template <GameEngine G>
+// `threads`. Fills returns[n][players] and lengths[n], unless `stop` ends it early.
+template <GameEngine G, class Stop>
 void random_playouts(const G& game, int64_t n, uint64_t seed, int threads, double* returns,
-                     int64_t* lengths) {
+                     int64_t* lengths, Stop& stop) {
   const int players = game.num_players();
-  auto run = [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
+  auto run = [&](int64_t begin, int64_t end, int thread) {
+    for (int64_t i = begin; i < end && !stop(thread); ++i) {
       const uint64_t game_seed = derive_seed(seed, static_cast<uint64_t>(i));
       typename G::State s = game.initial_state(game_seed);
       Rng rng(game_seed ^ 0x5DEECE66Dull);
@@ -166,7 +167,7 @@ void random_playouts(const G& game, int64_t n, uint64_t seed, int threads, doubl
   };
   threads = std::max(1, static_cast<int>(std::min<int64_t>(threads, std::max<int64_t>(n, 1))));
   const int64_t chunk = (n + threads - 1) / threads;
-  run_on_threads(threads, [&](int t) { run(std::min(n, t * chunk), std::min(n, (t + 1) * chunk)); });
+  run_on_threads(threads, [&](int t) { run(std::min(n, t * chunk), std::min(n, (t + 1) * chunk), t); });
 }
 
 // Benchmark diagnostic: n random games played one ply at a time in turn (slot 0, 1, ..., n - 1,
@@ -375,8 +376,14 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
             check_state_of<Traits>(g, s);
             const int plies = static_cast<int>(int_argument(depth, "depth", 0, g.max_game_length()));
             const typename G::State root = s.state;  // another Python thread may change s meanwhile
-            py::gil_scoped_release release;
-            return perft(g, root, plies);
+            PythonInterrupt interrupt;
+            uint64_t nodes = 0;
+            {
+              py::gil_scoped_release release;
+              nodes = perft(g, root, plies, interrupt);
+            }
+            interrupt.raise_if_interrupted();
+            return nodes;
           },
           py::arg("state"), py::arg("depth"))
       .def(
@@ -389,10 +396,12 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
             py::array_t<int64_t> lengths(n);
             double* r = returns.mutable_data();
             int64_t* l = lengths.mutable_data();
+            PythonInterrupt interrupt;
             {
               py::gil_scoped_release release;
-              random_playouts(g, n, game_seed, workers, r, l);
+              random_playouts(g, n, game_seed, workers, r, l, interrupt);
             }
+            interrupt.raise_if_interrupted();
             return py::make_tuple(returns, lengths);
           },
           py::arg("n"), py::arg("seed") = 0, py::arg("threads") = 1)

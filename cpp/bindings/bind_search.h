@@ -23,6 +23,7 @@
 #include "../common/game_concept.h"
 #include "../common/mcts.h"
 #include "../common/thread_pool.h"
+#include "interrupt.h"
 
 namespace meeple::bindings {
 
@@ -541,10 +542,12 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
             config.exploration = exploration;
             MctsResult result;
             const typename G::State root = s.state;  // another Python thread may change s meanwhile
+            PythonInterrupt interrupt;
             {
               py::gil_scoped_release release;
-              result = mcts_search(g, root, config);
+              result = mcts_search(g, root, config, interrupt);
             }
+            interrupt.raise_if_interrupted();
             py::dict visits;
             for (const auto& [action, count] : result.root_visits) visits[py::int_(action)] = count;
             return py::make_tuple(result.best, visits);

@@ -79,17 +79,26 @@ int64_t random_playout(const G& game, typename G::State& state, Rng& rng) {
   return plies;
 }
 
+// A long computation asks `stop(thread)` between units of work (a search's simulation, a
+// playout, a perft node) and, when it answers true, returns early with partial results the caller
+// discards. The Python bindings pass one that answers true after Ctrl-C; this one never stops.
+struct NeverStop {
+  constexpr bool operator()(int /*thread*/) const { return false; }
+};
+
 // Number of action sequences of exactly `depth` actions from `state` (chance outcomes count as
-// actions); a game that ends earlier contributes nothing, as in chess perft.
-template <GameEngine G>
-uint64_t perft(const G& game, const typename G::State& state, int depth) {
+// actions); a game that ends earlier contributes nothing, as in chess perft. `stop` is asked at
+// each node with children to count (see NeverStop).
+template <GameEngine G, class Stop = NeverStop>
+uint64_t perft(const G& game, const typename G::State& state, int depth, Stop&& stop = Stop{}) {
   if (depth == 0) return 1;
   if (game.is_terminal(state)) return 0;
+  if (depth > 1 && stop(0)) return 0;
   uint64_t nodes = 0;
   auto visit = [&](Action a) {
     typename G::State child = state;
     game.apply_action(child, a);
-    nodes += depth == 1 ? 1 : perft(game, child, depth - 1);
+    nodes += depth == 1 ? 1 : perft(game, child, depth - 1, stop);
   };
   if constexpr (G::kMaxChanceOutcomes > 0) {
     if (game.is_chance_node(state)) {

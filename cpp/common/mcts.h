@@ -46,11 +46,13 @@ class MctsTree {
   MctsTree(const G& game, const MctsConfig& config, uint64_t seed)
       : game_(game), config_(config), rng_(seed) {}
 
-  void search(const State& root) {
+  // Runs the simulations, or fewer if `stop(thread)` answers true (see NeverStop).
+  template <class Stop = NeverStop>
+  void search(const State& root, Stop&& stop = Stop{}, int thread = 0) {
     nodes_.clear();
     nodes_.reserve(static_cast<size_t>(config_.simulations) * 2 + 64);
     nodes_.push_back(Node{});
-    for (int i = 0; i < config_.simulations; ++i) simulate(root);
+    for (int i = 0; i < config_.simulations && !stop(thread); ++i) simulate(root);
   }
 
   // (action, visits) of the root's children.
@@ -183,14 +185,16 @@ class MctsTree {
 };
 
 // Runs `config.threads` independent trees (root parallelism) and sums their root visit counts.
-template <GameEngine G>
-MctsResult mcts_search(const G& game, const typename G::State& root, const MctsConfig& config) {
+// `stop` may end the search early (see NeverStop); the result is then incomplete.
+template <GameEngine G, class Stop = NeverStop>
+MctsResult mcts_search(const G& game, const typename G::State& root, const MctsConfig& config,
+                       Stop&& stop = Stop{}) {
   MctsResult result;
   const int threads = std::max(1, config.threads);
   std::vector<std::vector<std::pair<Action, int64_t>>> visits(static_cast<size_t>(threads));
   auto run = [&](int t) {
     MctsTree<G> tree(game, config, derive_seed(config.seed, static_cast<uint64_t>(t)));
-    tree.search(root);
+    tree.search(root, stop, t);
     tree.root_visits(visits[static_cast<size_t>(t)]);
   };
   run_on_threads(threads, run);
