@@ -1107,12 +1107,17 @@ def test_d43_charge_ray_and_free_moves(impl):
     assert act["free_moves"] == 2 and act["ap"] == 3 - ability("dragon_pounce")
 
 
-def test_d44_archer_range_excludes_its_own_cell(impl):
-    """D44: Archer reaches distance 1..2 in its LOS ray, never its own cell."""
+def test_d44_archer_range_includes_its_own_cell(impl):
+    """D44: Archer reaches distance 0..2 in its LOS, its own cell included, as the Throwing Axe
+    (same card words; the spec puts characters on its own cell in its LOS)."""
     d = acting(put(put(base(impl, SET_G), 0, 4, 4, "e"), 3, 4, 4, "w"), 0, 3)
-    assert not [a for a in legal(load(impl, d, SET_G)) if a.startswith("archer")]
-    put(d, 3, 5, 4)
-    assert "archer 5,4" in legal(load(impl, d, SET_G))
+    assert [a for a in legal(load(impl, d, SET_G)) if a.startswith("archer")] == ["archer 4,4:barbarian"]
+    state = load(impl, d, SET_G)
+    do(state, "archer 4,4:barbarian")
+    assert dict_of(state)["characters"][3]["cell"] is None
+    for x, reached in ((5, True), (6, True)):
+        put(d, 3, x, 4)
+        assert (f"archer {x},4" in legal(load(impl, d, SET_G))) is reached
 
 
 def test_d45_territorial_does_not_shorten_ranges(impl):
@@ -1189,29 +1194,78 @@ def test_d48_wolf_is_legal_with_wolf_form_on(impl):
         assert "wolf" not in legal(load(impl, d, SET_A))
 
 
-@pytest.mark.parametrize("how", ["end", "forfeit", "defeated"])
-def test_d49_wolf_form_ends_with_the_turn_and_the_hydra_strikes(impl, how):
-    """D49 / D33: Wolf Form lasts the whole player turn (through the team's second activation);
-    the action that ends the turn clears it and the passes run again: the Skin-Changer next to a
-    hydra is defeated and respawns after the turn switch. The turn may also end because the
-    second active character is defeated: its activation, and so the turn, end within the action,
-    and the passes after it still run (both defeats join one respawn queue, in token order)."""
+def test_d33_wolf_form_lasts_one_activation(impl):
+    """D33 / D49: Wolf Form lasts the activation ("Unless stated otherwise, a 'turn' refers to a
+    single character activation"): the `end` of the team's first activation clears it and the
+    passes run again, so the Skin-Changer next to a hydra is defeated and respawns before the
+    team's second activation."""
     d = base(impl, SET_A)
     put(d, 5, 1, 3, "n")        # Skin-Changer (raiders)
-    put(d, 4, 3, 1, "w")        # Nymph, the second activation, one step east of 2,1 (next to 2,2)
     acting(d, 5, 3, resting=3)
     state = load(impl, d, SET_A)
-    do(state, "wolf", "move n", "end")
+    do(state, "wolf", "move n")
     mid = dict_of(state)
-    assert mid["phase"] == "pick" and mid["characters"][5]["cell"] == [1, 2]
-    assert mid["characters"][5]["wolf_form"]
-    if how == "end":
-        do(state, "activate nymph", "end")
-    elif how == "forfeit":
-        do(state, "forfeit nymph")
-        do(state, sorted(a for a in legal(state) if a.startswith("hydra 2"))[0])
+    assert mid["characters"][5]["cell"] == [1, 2] and mid["characters"][5]["wolf_form"]
+    do(state, "end")
+    after = dict_of(state)
+    assert after["characters"][5]["cell"] is None and not any(c["wolf_form"] for c in after["characters"])
+    assert after["phase"] == "respawn" and after["resume_phase"] == "pick" and after["respawn_queue"] == [5]
+    assert after["team"] == 1 and state.current_player() == 1
+
+
+def test_d33_a_puppets_wolf_form_ends_with_the_puppeteers_activation(impl):
+    """D33: the flag goes on the actor, here the puppet; it lasts the activation in progress (the
+    Puppeteer's), not the puppet's own next activation."""
+    teams = "basilisk,monk,regent/skin_changer,puppeteer,hound"   # 3 skin-changer 4 puppeteer
+    d = base(impl, teams)
+    put(d, 3, 5, 5, "n")
+    put(d, 4, 5, 6, "n")
+    acting(d, 4, 3, resting=5)
+    state = load(impl, d, teams)
+    do(state, "puppet 5,5", "wolf")
+    assert dict_of(state)["characters"][3]["wolf_form"]
+    do(state, "end")
+    after = dict_of(state)
+    assert not any(c["wolf_form"] for c in after["characters"]) and after["phase"] == "pick"
+
+
+def test_d33_wolf_form_needs_an_activation_in_progress(impl):
+    """A state dict with Wolf Form on while nobody acts cannot arise: refused."""
+    d = base(impl, SET_A)
+    put(d, 5, 1, 3, "n")
+    acting(d, 5, 3, resting=3)
+    d["characters"][5]["wolf_form"] = True
+    load(impl, d, SET_A)
+    d.update(phase="pick", active=None, done=[5], activation=default_activation())
+    with pytest.raises(ValueError, match="Wolf Form lasts one activation"):
+        load(impl, d, SET_A)
+    d["characters"][5]["wolf_form"] = False
+    load(impl, d, SET_A)
+
+
+@pytest.mark.parametrize("how", ["end", "forfeit", "defeated"])
+def test_d49_wolf_form_of_the_second_activation_ends_with_the_turn(impl, how):
+    """D49 / D33: Wolf Form of the team's second activation ends with it, and so with the turn:
+    the passes run again after the turn switch and the Skin-Changer next to a hydra respawns
+    then. The turn may also end because the second active character is defeated: its activation,
+    and so the turn, end within the action, and the passes after it still run (both defeats join
+    one respawn queue, in token order). A forfeit ends no activation with Wolf Form on."""
+    d = base(impl, SET_A)
+    put(d, 5, 1, 3, "n")        # Skin-Changer (raiders), the second activation
+    put(d, 4, 3, 1, "w")        # Nymph, one step east of 2,1 (next to the hydra on 2,2)
+    if how == "defeated":
+        acting(d, 4, 3, resting=3, done=[5])
+        d["characters"][5]["wolf_form"] = True
+        put(d, 5, 1, 2, "n")
+        d["activation"]["ap"] = 3
+        state = load(impl, d, SET_A)
+        do(state, "move w")     # onto 2,1: the hydra on 2,2 defeats the Nymph, whose activation ends
     else:
-        do(state, "activate nymph", "move w")   # onto 2,1: the hydra on 2,2 defeats the Nymph
+        acting(d, 5, 3, resting=3, done=[4])
+        state = load(impl, d, SET_A)
+        do(state, "wolf", "move n")
+        assert dict_of(state)["characters"][5]["wolf_form"]
+        do(state, "end")
     after = dict_of(state)
     assert after["characters"][5]["cell"] is None and not after["characters"][5]["wolf_form"]
     assert after["phase"] == "respawn" and after["resume_phase"] == "rest"
@@ -1378,3 +1432,88 @@ def test_nymph_borrows_charge(impl):
     assert after["characters"][4]["cell"] == [5, 4] and after["characters"][2]["cell"] == [3, 3]
     assert after["activation"]["charge_used"] and after["activation"]["charged"]
     assert after["activation"]["ap"] == 3 - ability("charge")
+
+
+# ============================================================================ D53: step by step
+
+def test_d53_a_charge_past_a_hydra_is_struck_on_the_way(impl):
+    """D53: every step of a Charge is a change, after which the hydras strike (spec: "check after
+    every change"): the Minotaur charging 1,1 -> 1,2 -> 1,3 is defeated on 1,2, next to the hydra
+    on 2,2, and goes no further."""
+    d = base(impl, SET_E)
+    put(d, 0, 1, 0, "s")        # Minotaur (imperial), facing the enemy Hound on 1,5
+    put(d, 3, 1, 5)
+    put(d, 4, 8, 8)
+    put(d, 5, 9, 9)
+    acting(d, 0, 3)
+    state = load(impl, d, SET_E)
+    assert "charge" in legal(state)
+    do(state, "charge")
+    after = dict_of(state)
+    assert after["characters"][0]["cell"] is None and after["phase"] == "respawn"
+    assert after["respawn_queue"] == [0] and after["resume_phase"] == "pick"
+
+
+def test_d53_a_charge_without_hydra_on_the_way_goes_the_whole_length(impl):
+    """The same charge with the hydra away from its path: three steps, to 1,3."""
+    d = base(impl, SET_E)
+    put(d, 0, 1, 0, "s")
+    put(d, 3, 1, 5)
+    put(d, 4, 8, 8)
+    put(d, 5, 9, 9)
+    d["hydras"] = [[7, 7], d["hydras"][1]]
+    acting(d, 0, 3)
+    state = load(impl, d, SET_E)
+    do(state, "charge")
+    assert dict_of(state)["characters"][0]["cell"] == [1, 3]
+
+
+def test_d53_a_lured_token_past_a_hydra_is_struck_on_the_way(impl):
+    """D53: Alluring Gaze moves its target step by step: the Monk lured 1,1 -> 2,1 -> 3,1 is
+    defeated on 2,1, next to the hydra on 2,2."""
+    d = base(impl, SET_E)
+    put(d, 5, 4, 1, "w")        # Nymph (raiders), looking west at the Monk on 1,1
+    put(d, 1, 1, 1)
+    put(d, 0, 8, 0)
+    put(d, 2, 9, 0)
+    acting(d, 5, 3)
+    state = load(impl, d, SET_E)
+    do(state, "lure 1,1 2")
+    after = dict_of(state)
+    assert after["characters"][1]["cell"] is None and after["respawn_queue"] == [1]
+    assert after["phase"] == "respawn" and after["resume_phase"] == "act"
+
+
+def test_d53_a_charge_that_crosses_the_basilisks_gaze_meets_it(impl):
+    """D53 / 42: a Charge is a voluntary move, step by step: passing through the Basilisk's LOS
+    (4,0, seen from 4,1 facing north) costs the gaze AP even though the Minotaur ends outside it."""
+    d = base(impl, SET_E)
+    put(d, 0, 3, 0, "e")        # Minotaur charging east toward the Hound on 7,0
+    put(d, 3, 7, 0)
+    put(d, 4, 4, 1, "n")        # Basilisk, LOS 4,1 and 4,0
+    put(d, 5, 9, 9)
+    acting(d, 0, 3)
+    state = load(impl, d, SET_E)
+    do(state, "charge")
+    after = dict_of(state)
+    assert after["characters"][0]["cell"] == [6, 0] and after["activation"]["gaze"] == [4]
+    assert after["activation"]["ap"] == max(0, 3 - ability("charge") - ability("petrifying_gaze", "ap_loss"))
+
+
+def test_d53_a_charge_past_a_bard_hears_its_war_cry_on_the_way(impl):
+    """D53 / D10: the Bards act on the active character between the steps of a Charge: the
+    Minotaur charging 0,0 -> 1,0 -> 2,0 -> 3,0 passes within distance 2 of the Raider Bard on 1,2
+    only at 1,0, and loses the War Cry's AP there."""
+    teams = "minotaur,monk,regent/raider_bard,hound,nymph"   # 0 minotaur 3 raider bard 4 hound
+    d = base(impl, teams)
+    put(d, 0, 0, 0, "e")
+    put(d, 3, 1, 2)
+    put(d, 4, 5, 0)
+    put(d, 5, 9, 9)
+    d["hydras"] = [[7, 7], d["hydras"][1]]     # away from the Bard
+    acting(d, 0, 3)
+    state = load(impl, d, teams)
+    do(state, "charge")
+    after = dict_of(state)
+    assert after["characters"][0]["cell"] == [3, 0] and after["activation"]["war_cry"] == [3]
+    assert after["activation"]["ap"] == max(0, 3 - ability("charge") - 1)

@@ -1,4 +1,4 @@
-// Imperial Harvest rules (docs/rules/imperial-harvest.md, points 1–66 and D1–D52; overview in
+// Imperial Harvest rules (docs/rules/imperial-harvest.md, points 1–66 and D1–D53; overview in
 // imperial_harvest.h). Text (action names, the drawn board) and the consistency check are in
 // imperial_harvest_text.cpp.
 #include "imperial_harvest.h"
@@ -692,6 +692,9 @@ void Game::end_activation(State& s) const {
   s.activation = Activation{};
   if (s.phase == kPhasePuppet) s.phase = kPhaseAct;
   after_activation(s);
+  // Wolf Form lasts the activation (D33): cleared after the passes of a turn end (D49), which
+  // still saw it on; settle() runs the passes again unless the game is over.
+  s.wolf = 0;
 }
 
 void Game::after_activation(State& s) const {
@@ -709,7 +712,6 @@ void Game::end_turn(State& s) const {
   s.resting = kNone;
   s.done_count = 0;
   s.done.fill(kNone);
-  s.wolf = 0;  // Wolf Form lasts the player turn (D33)
   flow_phase(s) = kPhaseRest;
   if (s.team == 1 && (s.round >= kRounds || !s.strawberries.any())) {
     s.player = kTerminalPlayer;
@@ -967,33 +969,45 @@ void Game::apply_action(State& s, Action a) const {
       setup_apply(s, d);
       break;
     default: {
-      // Petrifying Gaze (42) watches the voluntary moves of the active character.
+      // Petrifying Gaze (42) watches the voluntary moves of the active character (a Charge
+      // watches each of its steps itself, see apply_act).
       const bool moving = s.phase == kPhaseAct && (d.kind == Kind::kMove || d.kind == Kind::kPounce ||
-                                                   d.kind == Kind::kShadow || d.kind == Kind::kSlither ||
-                                                   d.kind == Kind::kCharge);
-      int basilisk = kNone;
-      bool seen_before = true;
-      if (moving) {
-        basilisk = token_with(s, Ability::kPetrifyingGaze);
-        if (basilisk != kNone && basilisk != s.active && s.cell[basilisk] != kNone &&
-            !((s.activation.gaze >> basilisk) & 1))
-          seen_before = line_of_sight(s, basilisk, kSize).test(s.cell[s.active]);
-        else
-          basilisk = kNone;
-      }
-      const int mover = s.active;
+                                                   d.kind == Kind::kShadow || d.kind == Kind::kSlither);
+      const int watcher = moving ? gaze_watcher(s) : kNone;
+      const bool seen_before = watcher != kNone && line_of_sight(s, watcher, kSize).test(s.cell[s.active]);
       apply_act(s, d);
-      if (basilisk != kNone && !seen_before && s.active == mover && s.cell[basilisk] != kNone &&
-          line_of_sight(s, basilisk, kSize).test(s.cell[mover]) &&
-          !shield_blocks(s, mover, s.cell[basilisk])) {
-        const int loss = rules(s, Ability::kPetrifyingGaze).param;
-        s.activation.ap = static_cast<uint8_t>(std::max(0, s.activation.ap - loss));
-        s.activation.gaze = static_cast<uint8_t>(s.activation.gaze | (1u << basilisk));
-      }
+      if (watcher != kNone && !seen_before) petrifying_gaze(s, watcher);
     }
   }
   ++s.move_number;
   settle(s, queued_before);
+}
+
+// The Basilisk whose gaze a voluntary move of the active character may still meet, or kNone.
+int Game::gaze_watcher(const State& s) const {
+  const int basilisk = token_with(s, Ability::kPetrifyingGaze);
+  if (basilisk == kNone || basilisk == s.active || s.cell[basilisk] == kNone || ((s.activation.gaze >> basilisk) & 1))
+    return kNone;
+  return basilisk;
+}
+
+// Petrifying Gaze (42) on the active character, which was outside `basilisk`'s LOS before its move.
+void Game::petrifying_gaze(State& s, int basilisk) const {
+  const int mover = s.active;
+  if (mover == kNone || s.cell[mover] == kNone || s.cell[basilisk] == kNone ||
+      !line_of_sight(s, basilisk, kSize).test(s.cell[mover]) || shield_blocks(s, mover, s.cell[basilisk]))
+    return;
+  const int loss = rules(s, Ability::kPetrifyingGaze).param;
+  s.activation.ap = static_cast<uint8_t>(std::max(0, s.activation.ap - loss));
+  s.activation.gaze = static_cast<uint8_t>(s.activation.gaze | (1u << basilisk));
+}
+
+// Between the steps of a multi-step move (Charge, Alluring Gaze): every step is a change, after
+// which hydras, Feral and sentries strike (spec: "check after every change") and Bards act on the
+// active character, as after an action (D53). The action's last step is followed by settle().
+void Game::between_steps(State& s) const {
+  resolve_passives(s);
+  if (s.active != kNone && s.cell[s.active] != kNone) bard_check(s);
 }
 
 void Game::returns(const State& s, double* out) const {
@@ -1475,14 +1489,28 @@ void Game::apply_act(State& s, const Decoded& d) const {
     }
     case Kind::kCharge: {
       pay(s, cost(s, ab));
-      for (int i = 0; i < charge_length; ++i) step(t, s.facing[t]);
+      // One step at a time (D53); the gaze watches each step of a voluntary charge; a defeated
+      // Minotaur stops.
+      const bool voluntary = !puppet && t == s.active;
+      for (int i = 0; i < charge_length; ++i) {
+        if (i > 0) between_steps(s);
+        if (s.cell[t] == kNone) break;
+        const int watcher = voluntary ? gaze_watcher(s) : kNone;
+        const bool seen_before = watcher != kNone && line_of_sight(s, watcher, kSize).test(s.cell[t]);
+        step(t, s.facing[t]);
+        if (watcher != kNone && !seen_before) petrifying_gaze(s, watcher);
+      }
       s.activation.charged = 1;
       break;
     }
     case Kind::kLure: {
       pay(s, cost(s, ab));
       const int toward = (s.facing[t] + 2) % 4;
-      for (int i = 0; i < d.b; ++i) step(d.a, toward);
+      for (int i = 0; i < d.b; ++i) {
+        if (i > 0) between_steps(s);
+        if (s.cell[d.a] == kNone) break;  // the lured token was defeated on the way (D53)
+        step(d.a, toward);
+      }
       break;
     }
     case Kind::kPuppet:
@@ -1578,7 +1606,8 @@ bool Game::horns_ok(const State& s, int t, int u) const {
 
 bool Game::archer_ok(const State& s, int t, int u, const Bits128& sight) const {
   const int c = s.cell[t];
-  return s.activation.ap >= cost(s, Ability::kArcher) && present(s, u) && enemy(s, t, u) && s.cell[u] != c &&
+  // Distance 0..2, as the Throwing Axe with the same words (D44): its own cell is in its LOS.
+  return s.activation.ap >= cost(s, Ability::kArcher) && present(s, u) && enemy(s, t, u) &&
          in_sight(sight, c, s.cell[u], 2) && !attack_protected(s, u, c);
 }
 

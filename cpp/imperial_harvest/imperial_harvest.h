@@ -394,6 +394,9 @@ class Game {
   void defeat(State& s, int t) const;
   void resolve_passives(State& s) const;
   void bard_check(State& s) const;
+  int gaze_watcher(const State& s) const;
+  void petrifying_gaze(State& s, int basilisk) const;
+  void between_steps(State& s) const;
   void settle(State& s, int queued_before) const;
   static uint8_t& flow_phase(State& s) { return s.phase == kPhaseRespawn ? s.resume_phase : s.phase; }
   void gain_strawberry(State& s, int t) const;

@@ -498,11 +498,11 @@ std::string Game::check_consistency(const State& s) const {
     for (int j = 0; j < i; ++j)
       if (s.queue[j] == s.queue[i]) return "respawn queue lists a character twice";
   }
+  if (s.wolf && s.active == kNone) return "Wolf Form lasts one activation: wolf_form is true only while a character acts";
   if (s.player == kTerminalPlayer) {
     if (s.phase != kPhaseRest || s.team != 1 || (s.round < kRounds && berries > 0))
       return "the game is over only after the Raiders' turn of round 7 or with no strawberry on the board";
     if (s.queue_count) return "a finished game has no respawn queue";
-    if (s.wolf) return "Wolf Form ends with the turn";
     return "";
   }
   for (int t = 0; t < kCharacters; ++t) {

@@ -1,6 +1,6 @@
 """Imperial Harvest, pure-Python reference implementation (parts 1 and 2: all 14 characters).
 
-Written from the rules (docs/rules/imperial-harvest.md: points 1-66, decisions D1-D52), completing
+Written from the rules (docs/rules/imperial-harvest.md: points 1-66, decisions D1-D53), completing
 ../shared/rules/imperial-harvest.spec.md and the rulebook; never from the C++ engine: it is the
 oracle for differential tests and the pure-Python baseline. Standard library only (no meeple._core).
 
@@ -60,7 +60,7 @@ from . import _document
 #     The grappler of a grapple string: the puppet in phase puppet; else the active character if it
 #     has Grapple or Changeling; else the first token whose card has Grapple.
 #  R14 (passes) After every action of play: the effect, Petrifying Gaze, the passes; then, if the
-#     active character was defeated, its activation ends (possibly the turn: Wolf Form flags clear);
+#     active character was defeated, its activation ends (Wolf Form flags clear; possibly the turn);
 #     then the passes run once more (so a character whose Wolf Form just ended next to a hydra is
 #     defeated by the same action). Nothing runs once the game is over (a finished game defeats
 #     nobody). Defeats of both runs join one respawn queue (R3).
@@ -1478,7 +1478,7 @@ class ImperialHarvestState:
                     out.append(A_PUPPET + t)
         elif ability == AB_ARCHER:
             if ap >= cost:
-                for t, _ in self._in_los(actor, ARCHER_RANGE, min_distance=1):
+                for t, _ in self._in_los(actor, ARCHER_RANGE):  # D44: own cell included
                     if self._attackable(actor, t):
                         out.append(A_ARCHER + t)
         elif ability == AB_COMMAND:
@@ -1568,7 +1568,7 @@ class ImperialHarvestState:
         else:
             gaze = self._apply_act(a)
         # R14: gaze, passes, end of the activation (`end`, hydra step, active character
-        # defeated), passes again (Wolf Form may have ended with the turn).
+        # defeated), passes again (Wolf Form may have ended with the activation).
         if gaze is not None:
             self._petrifying_gaze(*gaze)
         self._passes()
@@ -1675,11 +1675,8 @@ class ImperialHarvestState:
                          if t != me and self._cell[t] is not None and self._has(t, ability)
                          and self._adjacent(self._cell[me], self._cell[t]))  # Changeling
         voluntary = actor == me and (A_MOVE <= a < A_FACE or ability in (
-            AB_POUNCE, AB_SHADOW, AB_SLITHER, AB_CHARGE))
-        gaze = None
-        if voluntary:
-            gaze = (me, {b: self._cell[me] in [c for c, _ in self._los(b)]
-                         for b in self._with_ability(AB_GAZE) if b != me and b not in act.gaze})
+            AB_POUNCE, AB_SHADOW, AB_SLITHER))  # a Charge watches each of its steps (D53)
+        gaze = self._gaze_before(me) if voluntary else None
         if ability is None:
             self._apply_basic(a, me)
         else:
@@ -1780,12 +1777,25 @@ class ImperialHarvestState:
             path = self._charge_path(actor)
             act.charge_used = True
             act.charged = True
-            self._cell[actor] = path[-1]
+            voluntary = actor == self._active and self._phase != "puppet"
+            for i, cell in enumerate(path):  # D53: step by step; the gaze watches each step
+                if i > 0:
+                    self._between_steps()
+                if self._cell[actor] is None:
+                    break
+                gaze = self._gaze_before(actor) if voluntary else None
+                self._cell[actor] = cell
+                if gaze is not None:
+                    self._petrifying_gaze(*gaze)
         elif ability == AB_LURE:
             t, n = divmod(a - A_LURE, 2)
             act.lure_used = True
             toward = (self._facing[actor] + 2) % 4
-            for _ in range(n + 1):
+            for i in range(n + 1):
+                if i > 0:
+                    self._between_steps()
+                if self._cell[t] is None:
+                    break
                 self._cell[t] = self._step(self._cell[t], toward, t)
         elif ability == AB_VENT:
             t, d = divmod(a - A_VENT, 4)
@@ -1871,6 +1881,18 @@ class ImperialHarvestState:
         if team is not None:
             self._regent_vp[team] = max(0, self._regent_vp[team] - 1)
 
+    def _gaze_before(self, me):
+        """Which Basilisks that may still gaze at `me` see it now (before its move)."""
+        return (me, {b: self._cell[me] in [c for c, _ in self._los(b)]
+                     for b in self._with_ability(AB_GAZE) if b != me and b not in self._act.gaze})
+
+    def _between_steps(self):
+        """D53: between the steps of a Charge or an Alluring Gaze, the passes strike and the Bards
+        act on the active character, as after an action (each step is a change)."""
+        self._passes()
+        if self._active is not None and self._cell[self._active] is not None:
+            self._bard_check()
+
     def _petrifying_gaze(self, me, before):
         """42 / D23: a voluntary move of the active character into a Basilisk's LOS."""
         if self._cell[me] is None:
@@ -1946,13 +1968,13 @@ class ImperialHarvestState:
             self._end_turn()
         else:
             self._set_phase("pick")
+        self._wolf = [False] * NUM_CHARACTERS  # D33: Wolf Form lasts one activation
 
     def _end_turn(self):
-        """Point 22 / R2; D33: Wolf Form flags clear at the end of every player turn."""
+        """Point 22 / R2."""
         self._last_rested[self._team] = self._resting
         self._resting = None
         self._done = []
-        self._wolf = [False] * NUM_CHARACTERS
         self._set_phase("rest")
         if self._team == RAIDERS and (not self._strawberries or self._round == ROUNDS):
             self._terminal = True
@@ -2706,6 +2728,8 @@ def _state_from_dict(game, d):
         for t in s._done:
             if t not in team_tokens or t == s._resting:
                 fail(f"done token {t} is not an active character of team {s._team}")
+        if any(s._wolf) and s._active is None:
+            fail("Wolf Form lasts one activation: wolf_form is true only while a character acts")
         if terminal:
             if phase != "rest" or s._resting is not None or s._done or s._active is not None:
                 fail("a finished game must be in phase rest with no resting, done or active token")
