@@ -585,7 +585,7 @@ def test_r14_action_encoding_and_lenient_parsing(impl):
 
 
 @pytest.mark.parametrize("text", ["", "cw", "3", "0cw", "11cw", "3cx", "3ccww", "-1cw", "3 c w x",
-                                  "cw3", "three cw"])
+                                  "cw3", "three cw", "3\u00a0cw", "\u20033cw", "\uff13cw"])
 def test_r14_bad_action_strings(impl, text):
     state = make_game(impl).new_initial_state()
     with pytest.raises(ValueError):
@@ -672,6 +672,7 @@ def test_r17_unknown_parameter_names_the_valid_ones(impl):
     ("seeds_per_pit", 0, ["1"]),
     ("seeds_per_pit", 3001, ["60000"]),                  # 2*10*3001 = 60020
     ("win_threshold", 0, ["1"]),
+    ("win_threshold", 60001, ["1", "60000"]),            # no board holds more grains
     ("max_plies", 0, ["1", "65535"]),
     ("max_plies", 65536, ["1", "65535"]),
     ("parity", "even", ["count", "pit"]),

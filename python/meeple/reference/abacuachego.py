@@ -77,7 +77,7 @@ def _check_parameters(params):
         values[name] = value
 
     integer("pits_per_row", 2, 12)
-    integer("win_threshold", 1)
+    integer("win_threshold", 1, MAX_TOTAL_GRAINS)  # more could never be reached
     integer("max_plies", 1, MAX_MAX_PLIES)
     seeds = _as_int(values["seeds_per_pit"])
     if seeds is None or seeds < 1 or 2 * values["pits_per_row"] * seeds > MAX_TOTAL_GRAINS:
@@ -350,10 +350,10 @@ class AbacuachegoState:
         return f"{index + 1}{DIRECTION_NAMES[direction]}"
 
     def string_to_action(self, text):
-        """'3cw' -> 4, '10ccw' -> 19; case and spaces are ignored."""
+        """'3cw' -> 4, '10ccw' -> 19; case and ASCII white space are ignored."""
         if not isinstance(text, str):
             raise ValueError(f"action string must be a str, got {text!r}")
-        m = re.fullmatch(r"([1-9][0-9]*)(cw|ccw)", "".join(text.split()).lower())
+        m = re.fullmatch(r"([1-9][0-9]*)(cw|ccw)", re.sub(r"[ \t\n\r\f\v]", "", text).lower())
         if m is None or not 1 <= int(m.group(1)) <= self._game.n:
             raise ValueError(f"not an abacuachego action: {text!r} "
                              f"(expected a pit 1..{self._game.n} followed by cw or ccw, e.g. '3cw')")
