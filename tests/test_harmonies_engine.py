@@ -1,7 +1,7 @@
 """The Harmonies C++ engine (meeple.harmonies): exact scoring of real final boards, state layout,
 random-game invariants for the main configurations in both chance modes, documents, and a few
 rules checked on hand-built positions (docs/rules/harmonies.md; the main rule tests are in
-tests/test_harmonies_rules.py)."""
+tests/test_harmonies_reference.py, run on both implementations)."""
 from __future__ import annotations
 
 import copy
