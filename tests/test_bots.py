@@ -4,6 +4,7 @@ from __future__ import annotations
 import copy
 import pickle
 import random
+import re
 import textwrap
 
 import numpy as np
@@ -358,3 +359,40 @@ def test_match_checks_its_arguments():
             Match(ABACUACHEGO, ("random", "random"), seed=seed)
     with pytest.raises(ValueError, match="game index"):
         Match(ABACUACHEGO, ("random", "random")).play(-1)
+
+
+class _Searcher(BaseBot):
+    """Plays the first legal action and exposes `last_visits` as given (a callable of the state)."""
+
+    def __init__(self, visits):
+        self.visits = visits
+        self.last_visits = None
+
+    def step(self, state):
+        self.last_visits = self.visits(state)
+        return int(state.legal_actions()[0])
+
+
+@pytest.mark.parametrize("visits, words", [
+    (lambda state: [(0, 1)], "last_visits must map actions to visit counts, got list"),
+    (lambda state: {-1: 3}, "a last_visits action must be an int in 0.."),
+    (lambda state: {int(state.legal_actions()[0]): -2}, "must be an int in 0.."),
+    (lambda state: {int(state.legal_actions()[0]): 2.5}, "must be an int, got float"),
+    (lambda state: {1000: 4}, "names action 1000, not legal here (a stale search?)"),
+])
+def test_a_user_bots_malformed_search_is_a_bot_error_with_policies(visits, words):
+    """With policies, a user bot's `last_visits` is recorded only if it maps legal actions to
+    visit counts; anything else names the bot and the problem. Without policies it is not read."""
+    game = meeple.load("abacuachego")
+    with pytest.raises(BotError, match=re.escape(words)) as info:
+        play_game(game, [_Searcher(visits), Random(seed=1)], seed=2, policies=True)
+    assert info.value.seat == 0 and info.value.move == 0
+    play_game(game, [_Searcher(visits), Random(seed=1)], seed=2)
+
+
+def test_a_user_bots_search_is_recorded_with_policies():
+    game = meeple.load("abacuachego")
+    record = play_game(game, [_Searcher(lambda state: {int(a): 1 + int(a) for a in state.legal_actions()}),
+                              Random(seed=1)], seed=2, policies=True)
+    legal = game.new_initial_state(seed=2).legal_actions().tolist()
+    assert record.meta["policies"][0] == [[a, 1 + a] for a in legal]

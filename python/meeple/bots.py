@@ -363,11 +363,10 @@ def play_game(game: Any, bots: Sequence[Bot], seed: int = 0, meta: dict[str, Any
         else:
             try:
                 action = choose_action(bots[player], state)
+                if policies:
+                    search = search_of(bots[player], state)
             except Exception as e:
                 raise bot_failure(bots[player], player, state.move_number(), e) from e
-            visits = getattr(bots[player], "last_visits", None) if policies else None
-            if visits:
-                search = [[int(a), int(n)] for a, n in sorted(visits.items())]
         if policies:
             searches.append(search)
         for seat, bot in seats.items():
@@ -381,6 +380,29 @@ def play_game(game: Any, bots: Sequence[Bot], seed: int = 0, meta: dict[str, Any
     if policies:
         record.meta["policies"] = searches
     return record
+
+
+def search_of(bot: Any, state: Any) -> list[list[int]] | None:
+    """The search `bot` exposes as ``last_visits`` after its step: ``[[action, visits], ...]`` in
+    action order, or None when it has none. TypeError or ValueError unless it maps legal actions of
+    `state` to visit counts >= 0 (a stale or malformed one would poison training data silently)."""
+    visits = getattr(bot, "last_visits", None)
+    if visits is None:
+        return None
+    if not isinstance(visits, Mapping):
+        raise ValueError(f"last_visits must map actions to visit counts, got {type(visits).__name__}")
+    if not visits:
+        return None
+    legal = set(state.legal_actions().tolist())
+    search = []
+    for a, n in visits.items():
+        action = _arguments.int_in_range("a last_visits action", a, 0, _arguments.MAX_INT32)
+        count = _arguments.int_in_range(f"last_visits[{action}]", n, 0, 2**63 - 1)
+        if action not in legal:
+            raise ValueError(f"last_visits names action {action}, not legal here (a stale search?); "
+                             f"legal actions: {sorted(legal)}")
+        search.append([action, count])
+    return sorted(search)
 
 
 @dataclass(frozen=True)
