@@ -421,7 +421,7 @@ def test_command(impl):
 
 # ============================================================================ Skin-Changer
 
-def test_wolf_form_against_hydras_and_cleared_at_turn_end(impl):
+def test_wolf_form_against_hydras_and_cleared_at_the_end_of_the_activation(impl):
     d = base(impl, SET_A)
     put(d, 5, 1, 3, "n")        # Skin-Changer (raiders) next to 1,2, a hydra's neighbour
     acting(d, 5, 3, done=[3])
@@ -433,7 +433,7 @@ def test_wolf_form_against_hydras_and_cleared_at_turn_end(impl):
     after = dict_of(state)
     assert after["characters"][5]["cell"] == [1, 2] and after["characters"][5]["wolf_form"]
     assert after["activation"]["ap"] == 3 - ability("wolf_form") - 1
-    do(state, "end")            # the turn ends: Wolf Form ends, the hydra defeats it
+    do(state, "end")            # the activation (here also the turn) ends: Wolf Form ends, the hydra defeats it
     after = dict_of(state)
     assert after["characters"][5]["cell"] is None and not after["characters"][5]["wolf_form"]
     assert after["phase"] == "respawn" and after["resume_phase"] == "rest"

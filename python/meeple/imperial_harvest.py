@@ -233,7 +233,7 @@ def action_word(ability: str) -> str | None:
 _ABILITY_RULES: dict[str, tuple[str, str]] = {
     "chop": ("chop DIR", "removes the hedge on that edge of its cell (at most 4 hedges chopped per game)"),
     "battle_axe": ("axe TARGET", "attacks an adjacent enemy"),
-    "throwing_axe": ("throw TARGET", "attacks an enemy up to 2 cells away in its line of sight"),
+    "throwing_axe": ("throw TARGET", "attacks an enemy up to 2 cells away in its line of sight (its own cell too)"),
     "agility": ("", "it may also move diagonally (move ne, se, sw, nw), as a plain move"),
     "war_cry": ("", "an enemy that acts within Manhattan distance 2 of this Bard (hedges ignored) has 1 AP "
                     "less, once per activation"),
@@ -245,7 +245,7 @@ _ABILITY_RULES: dict[str, tuple[str, str]] = {
                                         "activation, all of the same character, in her line of sight at the first"),
     "feral": ("", "at all times, enemy tokens on its cell are defeated unless protected: one that steps in "
                   "or is moved in, and one whose cell it enters"),
-    "wolf_form": ("wolf", "hydras do not defeat it until its team's turn ends"),
+    "wolf_form": ("wolf", "hydras do not defeat it until this activation ends"),
     "sprint": ("sprint", "3 free moves this activation (a move costs 0 AP while free moves last)"),
     "tower_shield": ("", "it cannot be attacked from the direction it faces, and Charm, Compulsion, Alluring "
                          "Gaze and Petrifying Gaze from there do not affect it"),
@@ -273,8 +273,10 @@ _ABILITY_RULES: dict[str, tuple[str, str]] = {
     "master_of_the_labyrinth": ("flip", "on a garden tile: the tile turns to its other face, mirrored along its "
                                         "facing"),
     "charge": ("charge", "up to 3 steps straight ahead toward the first token in its line of sight, which must "
-                         "be an enemy 2 or more cells away; it stops before that cell"),
-    "alluring_gaze": ("lure TARGET N", "a token in her line of sight takes N straight steps (1 or 2) toward her"),
+                         "be an enemy 2 or more cells away; it stops before that cell. Hydras, sentries and "
+                         "Feral strike after each step"),
+    "alluring_gaze": ("lure TARGET N", "a token in her line of sight takes N straight steps (1 or 2) toward her; "
+                                       "hydras, sentries and Feral strike after each step"),
     "aura_of_tranquility": ("", "characters on her cell or next to her (hedges ignored), allies too, cannot use "
                                    "active abilities"),
     "changeling": ("", "while she acts she can use the active abilities of adjacent characters, with their "
@@ -283,7 +285,7 @@ _ABILITY_RULES: dict[str, tuple[str, str]] = {
     "arcane_puppetry": ("puppet TARGET", "a character within 3 steps then uses one of its active abilities, paid "
                                          "from her AP"),
     "camouflage": ("", "it cannot be attacked while a hedge lies on an edge of its cell"),
-    "archer": ("archer TARGET", "attacks an enemy in its line of sight 1 or 2 cells away"),
+    "archer": ("archer TARGET", "attacks an enemy up to 2 cells away in its line of sight (its own cell too)"),
     "silent_sentinel": ("", "allies in its line of sight cannot be attacked"),
 }
 USAGE_LEGEND = ("TARGET: a token, as its cell x,y (x,y:name where tokens share a cell); CELL: x,y; "
@@ -316,7 +318,7 @@ def describe_character(character: str, side: str = "basic", characters: dict | N
       Battle Axe: 1 AP, attack; action 'axe'
         axe TARGET: attacks an adjacent enemy
       Throwing Axe: 1 AP, attack, once per activation; action 'throw'
-        throw TARGET: attacks an enemy up to 2 cells away in its line of sight
+        throw TARGET: attacks an enemy up to 2 cells away in its line of sight (its own cell too)
     >>> print(describe_character("basilisk", rules_text=False))
     Basilisk (basilisk; unaffiliated, creature; basic side): 3 AP, 2 item slots, strawberry bonus +1 AP
       Poison Blood: passive
