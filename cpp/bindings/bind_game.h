@@ -171,10 +171,11 @@ void random_playouts(const G& game, int64_t n, uint64_t seed, int threads, doubl
 }
 
 // Benchmark diagnostic: n random games played one ply at a time in turn (slot 0, 1, ..., n - 1,
-// `rounds` times), a finished game replaced at once: VectorGame's order of work with none of its
-// outputs, checks or threads. Its rate over random_playouts' bounds VectorGame's: what stepping
-// many unrelated games in lockstep costs by itself (their states share the caches, and their
-// branches the predictor's history). Returns the plies played.
+// grouped by vector_group where the game has one, `rounds` times), a finished game replaced at
+// once: VectorGame's order of work on one thread with none of its outputs, checks or threads.
+// Its rate over random_playouts' bounds VectorGame's: what stepping many unrelated games in
+// lockstep costs by itself (their states share the caches, and their branches the predictor's
+// history). Returns the plies played.
 template <GameEngine G>
 int64_t interleaved_playouts(const G& game, int64_t n, int64_t rounds, uint64_t seed) {
   std::vector<typename G::State> states(static_cast<size_t>(n));
@@ -187,12 +188,22 @@ int64_t interleaved_playouts(const G& game, int64_t n, int64_t rounds, uint64_t 
     rngs[static_cast<size_t>(i)] = Rng(game_seed ^ 0x5DEECE66Dull);
   };
   for (int64_t i = 0; i < n; ++i) start(i);
-  for (int64_t r = 0; r < rounds; ++r)
-    for (int64_t i = 0; i < n; ++i) {
+  // In VectorGame's order on one thread: grouped by vector_group where the game has one.
+  std::vector<int32_t> order(static_cast<size_t>(n));
+  std::vector<uint8_t> group(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) order[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+  for (int64_t r = 0; r < rounds; ++r) {
+    if constexpr (GroupedStepping<G>) {
+      for (int64_t i = 0; i < n; ++i) group[static_cast<size_t>(i)] = game.vector_group(states[static_cast<size_t>(i)]);
+      order_by_group(group.data(), n, order.data());
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t i = order[static_cast<size_t>(k)];
       typename G::State& s = states[static_cast<size_t>(i)];
       game.apply_action(s, sample_action(game, s, rngs[static_cast<size_t>(i)]));
       if (game.is_terminal(s)) start(i);
     }
+  }
   return n * rounds;
 }
 

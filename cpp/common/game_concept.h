@@ -43,6 +43,23 @@ concept GameEngine = requires(const G& game, const typename G::State& state,
 //    bitset (bit a of words[a / 64]) in all (kMaxActions + 63) / 64 words and returns one drawn as
 //    sample_legal_action would (the same single rng draw), or kNoAction without a draw if none is
 //    legal. VectorGame publishes every state with it.
+//  - `uint8_t vector_group(state)`: VectorGame steps its states grouped by it (in slot order within
+//    a group), so that consecutive plies take similar branches; for games whose plies differ a
+//    lot from state to state.
+
+// Whether VectorGame-style stepping of many states orders them by G::vector_group.
+template <class G>
+concept GroupedStepping = requires(const G& g, const typename G::State& s) {
+  { g.vector_group(s) } -> std::convertible_to<uint8_t>;
+};
+
+// order[0..n) = 0..n-1 sorted by group[] (a counting sort, stable: index order within a group).
+inline void order_by_group(const uint8_t* group, int64_t n, int32_t* order) {
+  int64_t start[257] = {};
+  for (int64_t i = 0; i < n; ++i) ++start[group[i] + 1];
+  for (int k = 1; k < 257; ++k) start[k] += start[k - 1];
+  for (int64_t i = 0; i < n; ++i) order[start[group[i]]++] = static_cast<int32_t>(i);
+}
 
 // One action drawn uniformly from the legal ones, or a chance outcome by its probability.
 template <GameEngine G>

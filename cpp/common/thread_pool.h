@@ -110,6 +110,11 @@ class ThreadPool {
 
   int threads() const { return threads_; }
 
+  // Whether parallel_for(n, ..., min_parallel) runs on the calling thread alone.
+  bool inline_run(int64_t n, int64_t min_parallel) const {
+    return threads_ == 1 || n < std::max<int64_t>(2, min_parallel);
+  }
+
   // Calls body(begin, end) on contiguous blocks covering [0, n), spread over the threads; returns
   // when all are done. Below `min_parallel` items it runs inline: a batch that small costs less
   // than the hand-off.
@@ -151,7 +156,7 @@ class ThreadPool {
   static int64_t end_of(uint64_t range) { return static_cast<int64_t>(range >> 32); }
 
   int64_t run(int64_t n, const Check* check, const Body& body, int64_t min_parallel) {
-    if (threads_ == 1 || n < std::max<int64_t>(2, min_parallel)) {
+    if (inline_run(n, min_parallel)) {
       const int64_t bad = check ? (*check)(0, n) : -1;
       if (bad < 0) body(0, n);
       return bad;
