@@ -309,9 +309,11 @@ class Game {
 
   int current_player(const State& s) const { return s.player; }
   bool is_terminal(const State& s) const { return s.player == kTerminalPlayer; }
-  // VectorGame steps its games grouped by this (game_concept.h): the phase and the active
-  // character decide most of a ply's branches.
-  static uint8_t vector_group(const State& s) { return static_cast<uint8_t>((s.phase & 15) << 4 | (s.active & 15)); }
+  // VectorGame steps its games grouped by this (game_concept.h): the phase, the active character
+  // and whether it has AP left decide most of a ply's branches (< 180 groups).
+  static uint8_t vector_group(const State& s) {
+    return static_cast<uint8_t>(((s.phase & 15) * 9 + (s.active < 8 ? s.active : 8)) * 2 + (s.activation.ap > 0));
+  }
   bool is_chance_node(const State&) const { return false; }
   int move_number(const State& s) const { return s.move_number; }
 

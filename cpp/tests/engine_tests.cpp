@@ -313,10 +313,27 @@ void check_popcounts() {
 #endif
 }
 
+// VectorGame's step order: a stable counting sort of the slots by group, every slot once.
+void check_order_by_group() {
+  meeple::Rng rng(5);
+  for (int n : {0, 1, 7, 300, 1024}) {
+    std::vector<uint8_t> group(static_cast<size_t>(n));
+    for (auto& g : group) g = static_cast<uint8_t>(rng.next() % (n % 2 ? 256 : 3));
+    std::vector<int32_t> order(static_cast<size_t>(n), -1), expected(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) expected[static_cast<size_t>(i)] = i;
+    std::stable_sort(expected.begin(), expected.end(),
+                     [&](int32_t a, int32_t b) { return group[static_cast<size_t>(a)] < group[static_cast<size_t>(b)]; });
+    meeple::order_by_group(group.data(), n, order.data());
+    CHECK(order == expected);
+  }
+  std::printf("ok   order_by_group is a stable sort by group\n");
+}
+
 }  // namespace
 
 int main() {
   check_popcounts();
+  check_order_by_group();
   check_byte_mask_writers();
   check_float_plane_writers();
   check_abacuachego();
