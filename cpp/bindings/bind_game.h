@@ -187,21 +187,23 @@ int64_t interleaved_playouts(const G& game, int64_t n, int64_t rounds, uint64_t 
     states[static_cast<size_t>(i)] = game.initial_state(game_seed);
     rngs[static_cast<size_t>(i)] = Rng(game_seed ^ 0x5DEECE66Dull);
   };
-  for (int64_t i = 0; i < n; ++i) start(i);
-  // In VectorGame's order on one thread: grouped by vector_group where the game has one.
-  std::vector<int32_t> order(static_cast<size_t>(n));
-  std::vector<uint8_t> group(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) order[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+  // In VectorGame's order on one thread: grouped by vector_group where the game has one, each
+  // state's group noted when it is reached (as VectorGame notes it when it publishes the state).
+  constexpr bool grouped = GroupedStepping<G>;
+  std::vector<int32_t> order(grouped ? static_cast<size_t>(n) : 0);
+  std::vector<uint8_t> group(grouped ? static_cast<size_t>(n) : 0);
+  auto note_group = [&](int64_t i) {
+    if constexpr (grouped) group[static_cast<size_t>(i)] = game.vector_group(states[static_cast<size_t>(i)]);
+  };
+  for (int64_t i = 0; i < n; ++i) start(i), note_group(i);
   for (int64_t r = 0; r < rounds; ++r) {
-    if constexpr (GroupedStepping<G>) {
-      for (int64_t i = 0; i < n; ++i) group[static_cast<size_t>(i)] = game.vector_group(states[static_cast<size_t>(i)]);
-      order_by_group(group.data(), n, order.data());
-    }
+    if constexpr (grouped) order_by_group(group.data(), n, order.data());
     for (int64_t k = 0; k < n; ++k) {
-      const int64_t i = order[static_cast<size_t>(k)];
+      const int64_t i = grouped ? order[static_cast<size_t>(k)] : k;
       typename G::State& s = states[static_cast<size_t>(i)];
       game.apply_action(s, sample_action(game, s, rngs[static_cast<size_t>(i)]));
       if (game.is_terminal(s)) start(i);
+      note_group(i);
     }
   }
   return n * rounds;

@@ -162,6 +162,8 @@ class VectorEnv {
         return narrow ? read_actions(static_cast<const int32_t*>(data), begin, end)
                       : read_actions(static_cast<const int64_t*>(data), begin, end);
       };
+      // Two loops rather than one with a test per slot or a generic slot_at(k): those measured 1-3 ns
+      // slower per Imperial Harvest ply (builds of the same code differ by about 2 ns).
       if constexpr (kGrouped) grouped = pool_.inline_run(size(), kMinParallel);
       if (grouped) {
         order_by_group();
