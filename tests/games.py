@@ -77,6 +77,10 @@ ABACUACHEGO = GameEntry(
                 differential_first_seed=10_000),
         Variant("skip_origin_on_lap", {"skip_origin_on_lap": True},
                 perft=(14, 183, 2300, 27887, 329725), differential_first_seed=20_000),
+        # Pit-number origin matching with exact grain-count matching: pit numbers still compare by
+        # last digit (D5), so the shallow counts are origin_match_pit's.
+        Variant("origin_pit_match_exact", {"origin_match": "pit", "match": "exact"},
+                perft=(14, 183, 2310, 28086, 334351), differential_first_seed=30_000),
         # Small board: laps (h >= 2n = 8) and captures are frequent, games are short.
         Variant("small", {"pits_per_row": 4, "seeds_per_pit": 3}, perft=(6, 31, 148, 691, 3053)),
         # Rules that rarely decide a random game, where they decide often. On the small board random

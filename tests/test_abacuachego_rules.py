@@ -382,12 +382,12 @@ def test_r09_origin_destination_count_match(impl, side, q2, match, captured):
 # Zipa 9ccw, h=10 (even -> CW; CCW legal as 10 >= 2): Zipa 10 (1->2), [Zaque store],
 # Zaque 1..9 (+1). Destination Zaque 9 (5->6). Neighbours Zaque 8 (4), Zaque 10 (8), front Zipa 2
 # (2): no adjacent match. Count origin match: 6 vs 10 no.
-# Pit origin match: board numbers Zipa 9 -> 9, Zaque 9 -> 10+9 = 19: same last digit (capture 6
-# with match="digit"), not equal (no capture with match="exact", D5).
+# Pit origin match: board numbers Zipa 9 -> 9, Zaque 9 -> 10+9 = 19: same last digit, a capture of 6
+# under either match (match="exact" compares grain counts only, D5).
 # Grains: 20 + 23 + 57 = 100.
 @pytest.mark.parametrize("side", SIDES)
 @pytest.mark.parametrize("origin_match, match, captured", [
-    ("count", "digit", 0), ("count", "exact", 0), ("pit", "digit", 6), ("pit", "exact", 0)])
+    ("count", "digit", 0), ("count", "exact", 0), ("pit", "digit", 6), ("pit", "exact", 6)])
 def test_r09_origin_destination_pit_match(impl, side, origin_match, match, captured):
     before = P([1, 2, 1, 1, 1, 1, 1, 1, 10, 1], [1, 1, 1, 1, 1, 1, 1, 3, 5, 8], [28, 29])
     after = P([1, 2, 1, 1, 1, 1, 1, 1, 0, 2], [2, 2, 2, 2, 2, 2, 2, 4, 0 if captured else 6, 8],
@@ -818,6 +818,19 @@ def test_d5_pit_exact_origin_match_on_a_lap(impl, side, params, captured):
         after = P([2, 2, 2, 2, 1, 2, 2, 2, 2, 2], [2] * 5 + [2 - captured] + [2] * 4,
                   [30 + captured, 31], 1, 1)
     check_move(impl, side, LAP_BEFORE, "5cw", after, **params)
+
+
+# Zipa 3ccw, h=10 (even -> CW; CCW legal as 10 >= 11-3): Zipa 4..10 (+1), [Zaque store], Zaque 1..3
+# (+1). Destination Zaque 3 (8->9): no count match with h=10; neighbours Zaque 2 (3->4), Zaque 4 (1)
+# and front Zipa 8 (1->2): no adjacent match. Board numbers: origin Zipa 3 -> 3, destination
+# Zaque 3 -> 13, same last digit: the pit origin match captures Zaque 3's 9, under either match
+# (D5: match="exact" compares grain counts, not pit numbers). Grains: 16 + 14 + 70 = 100.
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("match", ["digit", "exact"])
+def test_d5_pit_numbers_compare_by_last_digit_under_exact(impl, side, match):
+    before = P([1, 1, 10, 1, 1, 1, 1, 1, 1, 1], [2, 3, 8, 1, 1, 1, 1, 1, 1, 1], [30, 31])
+    after = P([1, 1, 0, 2, 2, 2, 2, 2, 2, 2], [3, 4, 0, 1, 1, 1, 1, 1, 1, 1], [39, 31], 1, 1)
+    check_move(impl, side, before, "3ccw", after, origin_match="pit", match=match)
 
 
 # --------------------------------------------------------------------------- tiny games to the end

@@ -224,9 +224,11 @@ class Game {
     const bool on_opponent_row = dest_row != mover;
     const int k = dest - dest_row * kRowStride;  // 0-based pit in its row
     const int front = front_[dest];
-    const bool origin_matched = params_.origin_match == OriginMatch::kCount
-                                    ? same(count, h)
-                                    : same(board_number_[dest], board_number_[origin]);
+    // Pit numbers always compare by last digit: match="exact" is about grain counts (D5).
+    const bool origin_matched =
+        params_.origin_match == OriginMatch::kCount
+            ? same(count, h)
+            : bits::kLastDigit.of[board_number_[dest]] == bits::kLastDigit.of[board_number_[origin]];
     // Left/right neighbours count only on the opponent's row and inside it (no wrap). Evaluated
     // without branches; the clamped index keeps the read inside the row.
     const bool has_left = on_opponent_row && k > 0;

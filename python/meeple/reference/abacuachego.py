@@ -213,7 +213,7 @@ class AbacuachegoGame:
 
 
 def grains_match(a, b, match):
-    """Rule 9: two numbers match when their last decimal digits (match="digit") or they (match="exact") are equal."""
+    """Rule 9: two grain counts match when their last decimal digits (match="digit") or they (match="exact") are equal."""
     if match == "digit":
         return a % 10 == b % 10
     return a == b
@@ -238,7 +238,8 @@ def capture_after_sowing(game, pits, stores, mover, origin, harvested, destinati
         # Board numbers 1..2n counter-clockwise from Zipa's pit 1: Zaque's pit k is number n + k.
         def board_number(player, index):
             return player * n + index + 1
-        origin_hit = grains_match(board_number(*destination), board_number(*origin), game.match)
+        # Pit numbers are not grain counts: they compare by last digit under either `match` (D5).
+        origin_hit = board_number(*destination) % 10 == board_number(*origin) % 10
 
     # Adjacent match. The front pit of pit index i is the other row's index n-1-i (pit n+1-k).
     front = (1 - dest_player, n - 1 - dest_index)
