@@ -742,9 +742,8 @@ def test_pouch_exhaustion_ends_the_round():
 
 
 def suns_of(total, side, spirits, groups_spirit):
+    """Point 24: the suns of a solo game (D5: the side and spirit bonuses count at any score)."""
     suns = sum(total >= t for t in (40, 70, 90, 110, 130, 140, 150, 160))
-    if suns == 0:
-        return 0  # D5
     return suns + (side == "A") + 2 * (not spirits) + bool(groups_spirit)
 
 
@@ -782,8 +781,8 @@ def test_solo_pouch_exhaustion_d4(chance):
 
 
 def test_solo_suns():
-    """Point 24: suns from points, +1 side A, +2 without spirits, +1 with a groups spirit, only
-    once at least one sun was earned from points (D5)."""
+    """Point 24: suns from points, +1 side A, +2 without spirits, +1 with a groups spirit (D5: the
+    bonuses at any score; test_p24_d5_solo_suns has scores below 40)."""
     for side, spirits, kept in (("A", False, None), ("B", True, 33), ("B", True, 35), ("A", True, 37)):
         game = load(players=1, side=side, spirits=spirits)
         d = game.new_initial_state(seed=2).to_dict()
@@ -1001,6 +1000,68 @@ def test_pending_spaces_are_the_ones_a_refill_leaves(name):
         game.state_from_dict(d)
     with pytest.raises(ValueError, match=reference_message):
         reference.state_from_dict(d)
+
+
+def _solo_refill_cut_short_by_the_pouch(game):
+    """The state dict after a solo `end` with 7 tokens in the pouch (as test_solo_pouch_exhaustion_d4):
+    spaces 0 and 1 are pending, space 2 is left out and the end triggered (D9); display slot 0,
+    whose card was taken, stays empty (D4)."""
+    d = first_turn(game, seed=3).to_dict()
+    drop = sum(d["pouch"].values()) - 7
+    for c in COLOURS:
+        k = min(drop, d["pouch"][c])
+        d["pouch"][c] -= k
+        drop -= k
+    state = game.state_from_dict(d)
+    state.apply_action(0)
+    state.apply_action(155)
+    while 267 not in state.legal_actions():
+        state.apply_action([a for a in state.legal_actions() if 5 <= a < 155][0])
+    state.apply_action(267)
+    d = state.to_dict()
+    assert d["pending"] == {"spaces": [0, 1], "slots": [], "spirits": []} and d["end_triggered"]
+    assert d["display"][0] is None and d["deck"]
+    return d
+
+
+def _first_dict(found, rng_seed):
+    return lambda game: _first_dict_where(game, lambda state, d: found(d), rng_seed, "real state")
+
+
+# name: (players, spirits, the real state, mutation)
+LAST_DRAWS = {
+    # player P-1 ended with the end triggered before the refill: the game is over at once (D6)
+    "multiplayer refill": (2, False, _first_dict(lambda d: d["turn_player"] == 1 and d["took_tokens"]
+                                                 and d["pending"]["spaces"] and not d["end_triggered"], 13),
+                           lambda d: d.update(end_triggered=True)),
+    # a solo refill cut short by the pouch (D9) draws no display card (D4)
+    "solo display refill": (1, False, _solo_refill_cut_short_by_the_pouch,
+                            lambda d: d["pending"].update(slots=[0])),
+    # spirit deals are made at the setup only
+    "spirit deals after taking": (1, True, _first_dict(lambda d: d["move_number"] == 0, 13),
+                                  lambda d: d.update(took_tokens=True)),
+}
+
+
+@pytest.mark.parametrize("name", list(LAST_DRAWS))
+def test_nothing_is_drawn_after_the_games_last_turn_but_a_cut_short_solo_refill(name):
+    """Found by an audit (D17): the last player's `end` with the end triggered ends the game at once
+    (D6), but for a solo refill that the pouch cuts short (D9), which draws the spaces before the
+    one it cannot fill and no display card (D4). The engine accepted a multiplayer refill, or a
+    display refill, pending after the last turn (and then drew them); the reference accepted the
+    multiplayer refill, and spirit deals pending after tokens were taken."""
+    import meeple.reference
+
+    players, spirits, real, mutate = LAST_DRAWS[name]
+    params = {"players": players, "spirits": spirits, "chance": "explicit"}
+    game, reference = meeple.load("harmonies", **params), meeple.reference.load("harmonies", **params)
+    d = real(game)
+    game.state_from_dict(d)  # the real state is fine
+    reference.state_from_dict(d)
+    mutate(d)
+    for impl in (game, reference):
+        with pytest.raises(ValueError, match="game is over at once|spirit deals"):
+            impl.state_from_dict(d)
 
 
 # ------------------------------------------------------------------------------ card drawings

@@ -995,7 +995,8 @@ def solo_board(t3, t2=0, t1=0, reds=None, side="A", filled=None):
 @pytest.mark.parametrize("t3, t2, t1, side, spirits, kept, points, suns", [
     (6, 0, 0, "A", False, None, 42, 1 + 1 + 2),
     (10, 0, 0, "A", False, None, 70, 2 + 1 + 2),
-    (5, 1, 1, "A", False, None, 39, 0),               # D5: no bonus without a sun from points
+    (5, 1, 1, "A", False, None, 39, 0 + 1 + 2),       # D5: the bonuses count below 40 points too
+    (5, 1, 1, "A", True, 35, 39, 0 + 1),              # side A with a "count" spirit, below 40
     (6, 0, 0, "B", False, None, 42 + 5, 1 + 2),       # side B: the board is one island
     (6, 0, 0, "A", True, 33, 42, 1 + 1 + 1),          # lion: a "groups" spirit
     (6, 0, 0, "A", True, 35, 42, 1 + 1),              # deer: a "count" spirit
@@ -1016,7 +1017,7 @@ def test_p24_sun_thresholds():
     for points, earned in [(39, 0), (40, 1), (69, 1), (70, 2), (90, 3), (110, 4), (130, 5),
                            (140, 6), (150, 7), (159, 7), (160, 8), (300, 8)]:
         assert REF.suns(points, "B", True, 35) == earned
-        assert REF.suns(points, "A", False, None) == (earned + 3 if earned else 0)
+        assert REF.suns(points, "A", False, None) == earned + 3
 
 
 # --------------------------------------------------------------------------- actions, strings

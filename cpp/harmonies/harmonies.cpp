@@ -867,7 +867,6 @@ int Game::suns(const State& s) const {
   const int total = score(p, params_.side).total;
   int suns = 0;
   for (int t : kThresholds) suns += total >= t;
-  if (suns == 0) return 0;  // D5
   if (params_.side == 0) suns += 1;
   if (!params_.spirits) suns += 2;
   bool groups = false;
@@ -1370,6 +1369,13 @@ std::string Game::check_consistency(const State& s) const {
     if (hand) return "pending draws while tokens are in hand";
     if (s.pending_spirits && s.took_tokens) return "spirit deals pending after a turn";
     if (s.over) return "a finished game has no pending draws";
+    // D6: the last player's `end` with the end triggered ends the game at once; only a solo refill
+    // cut short by the pouch (D9, D4) draws the spaces before the one it could not fill, and no
+    // display card, before the end.
+    if (s.took_tokens && s.end_triggered && s.turn_player == P - 1 &&
+        (P > 1 || s.pending_slots || !s.pending_spaces || ((s.pending_spaces >> (spaces_ - 1)) & 1u)))
+      return "the last player's turn ended with the end triggered: the game is over at once (D6), but for the "
+             "solo token refills before the space the pouch cannot fill (D9, D4)";
   }
   if (s.over && !(s.end_triggered && s.turn_player == P - 1 && s.took_tokens && hand == 0))
     return "the game can only be over after player " + std::to_string(P - 1) + " ends a turn with the end triggered";

@@ -364,9 +364,7 @@ def score(board, side="A", cards=()):
 def suns(points, side, spirits, kept_spirit):
     """Point 24 (and D5, [R7]): suns of a solo game."""
     earned = sum(1 for threshold in SUN_THRESHOLDS if points >= threshold)
-    if earned == 0:
-        return 0
-    earned += 1 if side == "A" else 0
+    earned += 1 if side == "A" else 0  # D5: the bonuses count below 40 points too
     if not spirits:
         earned += 2
     elif kept_spirit is not None and CARDS[kept_spirit]["family"] == "groups":  # [R7]
@@ -1323,6 +1321,8 @@ def _state_from_dict(game, d):
         fail("took_card is set but the turn player holds no card")
     if has_pending and not game.explicit:
         fail("pending chance work with chance='implicit' (implicit draws are done at once)")
+    if pending_spirits and state._took_tokens:
+        fail("spirit deals are pending only before the first turn, not after tokens were taken")
     if (current == CHANCE) != has_pending:
         fail("current_player must be -1 exactly when chance work is pending")
     if current >= 0 and current != tp:
@@ -1387,15 +1387,22 @@ def _state_from_dict(game, d):
         if empty and (game.solo or sum(state._pouch) >= 3 or not state._end_triggered):
             fail(f"{empty} empty central space(s) at a draw, with {sum(state._pouch)} tokens in the pouch "
                  f"and the end {'' if state._end_triggered else 'not '}triggered")
-    if ended and state._end_triggered and tp == num_players - 1 and pending_slots:
-        fail("no display refill is pending when the game ends after the space refills (D4, [R3])")
+    if ended and state._end_triggered and tp == num_players - 1 and has_pending:
+        # D6: the last player's `end` with the end triggered ends the game at once; only a solo
+        # refill cut short by the pouch (D9, D4) draws the spaces before the one it could not fill,
+        # and no display card, before the end.
+        if not game.solo or pending_slots or not pending_spaces or pending_spaces[-1] == game.num_spaces - 1:
+            fail("the last player's turn ended with the end triggered: the game is over at once (D6), "
+                 "but for the solo token refills before the space the pouch cannot fill (D9, D4)")
     for slot in pending_slots:
         if state._display[slot] is not None:
             fail(f"display slot {slot} is pending but holds a card")
     if len(pending_slots) > len(state._deck):
         fail("more pending display slots than cards in the deck")
     empty_slots = [i for i, card_id in enumerate(state._display) if card_id is None]
-    if current == CHANCE and len(state._deck) > len(pending_slots) and set(empty_slots) - set(pending_slots):
+    last_draws = ended and state._end_triggered and tp == num_players - 1  # D4: no display refill
+    if (current == CHANCE and not last_draws and len(state._deck) > len(pending_slots)
+            and set(empty_slots) - set(pending_slots)):
         fail("an empty display slot is not pending while the deck has cards")
     if current >= 0 and state._deck and len(empty_slots) > int(state._took_card):
         fail("empty display slots while the deck has cards")
