@@ -531,6 +531,14 @@ def test_string_to_action_garbage(case):
         for value in (None, 5, 1.5, ["1cw"], object()):
             with pytest.raises((TypeError, ValueError)):
                 state.string_to_action(value)
+        # Not text: refused, though it may hold an action's name in UTF-8. Text that is not
+        # UTF-8 encodable (undecodable terminal input arrives as lone surrogates) names no action.
+        name = state.action_to_string(int(state.legal_actions()[0])) if not state.is_terminal() else "x"
+        for value in (name.encode(), bytearray(name.encode())):
+            with pytest.raises(TypeError, match="must be a str"):
+                state.string_to_action(value)
+        with pytest.raises(ValueError, match="is not an action"):
+            state.string_to_action(name + "\udce9")
 
 
 def test_action_to_string_out_of_range(case):

@@ -547,13 +547,23 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
           py::arg("action"))
       .def(
           "string_to_action",
-          [](const S& s, const std::string& text) {
-            const Action a = s.game->string_to_action(s.state, text);
+          [](const S& s, py::handle given) {
+            // Taken as any object: pybind11's own conversion answers bytes with an action and a
+            // str it cannot encode (a lone surrogate, as from undecodable terminal input) with a
+            // signature dump.
+            if (!PyUnicode_Check(given.ptr()))
+              throw py::type_error(std::string("action text must be a str, got ") + Py_TYPE(given.ptr())->tp_name);
+            Py_ssize_t size = 0;
+            const char* utf8 = PyUnicode_AsUTF8AndSize(given.ptr(), &size);
+            if (!utf8) PyErr_Clear();  // not UTF-8 encodable: no action's text
+            const std::string text = utf8 ? std::string(utf8, static_cast<size_t>(size)) : std::string();
+            const Action a = utf8 ? s.game->string_to_action(s.state, text) : Action{-1};
             if (a < 0) {
               std::vector<Action> legal;
               legal_list(*s.game, s.state, legal);
               std::ostringstream message;
-              message << "'" << text << "' is not an action of " << Traits::kName;
+              message << (utf8 ? "'" + text + "'" : py::repr(given).cast<std::string>()) << " is not an action of "
+                      << Traits::kName;
               if (!s.game->is_chance_node(s.state))
                 for (size_t i = 0; i < legal.size(); ++i)
                   message << (i ? ", " : "; legal now: ")
