@@ -359,10 +359,8 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
              if (!py::isinstance<G>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
              return py::bool_(Traits::parameters(a).equal(Traits::parameters(other.cast<const G&>())));
            })
-      .def("__hash__",
-           [](const G& g) {
-             return py::hash(py::make_tuple(Traits::kName, py::str(Traits::parameters(g))));
-           })
+      // __hash__ is set in Python (_protocol.install): consistent with __eq__ whatever the order
+      // of a parameter dict's keys.
       .def("num_players", &G::num_players)
       .def("num_distinct_actions", &G::num_distinct_actions)
       .def("max_chance_outcomes", &G::max_chance_outcomes)
@@ -385,7 +383,12 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
           "malformed or inconsistent.")
       .def(
           "perft",
-          [](const G& g, const S& s, py::object depth) {
+          [](const G& g, py::handle state, py::object depth) {
+            if (!py::isinstance<S>(state))
+              throw py::type_error(std::string("expected a ") + Traits::kName + " state of the engine, got " +
+                                   py::str(py::type::of(state).attr("__module__")).cast<std::string>() + "." +
+                                   py::type::of(state).attr("__qualname__").cast<std::string>());
+            const S& s = state.cast<const S&>();
             check_state_of<Traits>(g, s);
             const int plies = static_cast<int>(int_argument(depth, "depth", 0, g.max_game_length()));
             const typename G::State root = s.state;  // another Python thread may change s meanwhile
@@ -404,6 +407,8 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
           [](const G& g, py::object games, py::object seed, py::object threads) {
             const int64_t n = int_argument(games, "n", 0, std::numeric_limits<int64_t>::max() / 64);
             const int workers = threads_argument(threads);
+            if (seed.is_none())  // as meeple.random_playouts: a run is reproducible
+              throw py::type_error("seed must be an int in 0..2**64-1, got None");
             const uint64_t game_seed = to_seed(seed);
             py::array_t<double> returns({n, static_cast<int64_t>(g.num_players())});
             py::array_t<int64_t> lengths(n);

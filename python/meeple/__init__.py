@@ -45,7 +45,8 @@ def random_playouts(game: Game | str, n: int, seed: int = 0, threads: int = 1) -
     """Plays `n` whole games with uniformly random actions in C++ (GIL released).
 
     Returns numpy arrays: `returns` (n, num_players) and `lengths` (n,) in actions per game.
-    Game i is seeded from (seed, i), so results do not depend on `threads`.
+    Game i is seeded from (seed, i), so results do not depend on `threads`. `seed` is an int in
+    0..2**64-1 (None is not a seed here: TypeError), `threads` 1..MAX_THREADS.
 
     >>> result = random_playouts("abacuachego", 100, seed=3)
     >>> result.returns.shape, bool((result.lengths > 0).all())

@@ -7,6 +7,8 @@ import math
 import operator
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ._core import MAX_THREADS  # more threads is a mistake, not a machine
 from ._registry import load
 
@@ -25,7 +27,7 @@ def int_in_range(name: str, value: Any, low: int, high: int) -> int:
     except TypeError:
         raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}") from None
     if not low <= number <= high:
-        raise ValueError(f"{name} must be an int in {low}..{_readable(high)}, got {value!r}")
+        raise ValueError(f"{name} must be an int in {low}..{_readable(high)}, got {_short(value)}")
     return number
 
 
@@ -36,7 +38,14 @@ def _readable(bound: int) -> str:
 
 def seed(value: Any, name: str = "seed") -> int:
     """A seed: an int in 0..2**64-1 (None is not one: callers that allow it say what it means)."""
+    if value is None:
+        raise TypeError(f"{name} must be an int in 0..2**64-1, got None")
     return int_in_range(name, value, 0, 2**64 - 1)
+
+
+def optional_seed(value: Any, name: str = "seed") -> int | None:
+    """None (where the caller documents what it means) or a seed as `seed` checks it."""
+    return None if value is None else seed(value, name)
 
 
 def threads(value: Any) -> int:
@@ -44,12 +53,28 @@ def threads(value: Any) -> int:
 
 
 def finite_number(name: str, value: Any, low: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+    """`value` (an int, float or numpy number, not bool) as a float, finite and >= low."""
+    if (isinstance(value, (bool, np.bool_)) or isinstance(value, (str, bytes, bytearray))
+            or not isinstance(value, (int, float)) and not hasattr(value, "__float__")):
         raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int (or Fraction, Decimal) beyond the floats: not finite
+        number = math.inf
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}") from None
     if not (math.isfinite(number) and number >= low):
-        raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
+        raise ValueError(f"{name} must be a finite number >= {low}, got {_short(value)}")
     return number
+
+
+def _short(value: Any) -> str:
+    """repr(value), cut short for numbers of hundreds of digits."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int past sys.get_int_max_str_digits()
+        return f"an int of {value.bit_length()} bits"
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-10:]} ({len(text)} characters)"
 
 
 def engine_game(value: Any, who: str) -> Game:

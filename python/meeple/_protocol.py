@@ -101,6 +101,33 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _game_hash(self) -> int:
+    """Consistent with the C++ `==` (the game class and its parameter dicts compare equal): two
+    games with equal parameters hash alike however their dicts are ordered (a card table whose
+    keys come in another order) and whatever equal numbers they hold (1 and 1.0)."""
+    return hash((type(self), _hashable(self.parameters())))
+
+
+_NAN = object()
+
+
+def _hashable(value: Any) -> Any:
+    """A hashable stand-in for a parameter value: equal values (by ==) get equal hashes."""
+    if isinstance(value, dict):
+        return frozenset((key, _hashable(v)) for key, v in value.items())  # keys are hashable
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return frozenset(value)
+    if isinstance(value, float) and value != value:
+        return _NAN  # every NaN hashes alike (hash(nan) is per object)
+    try:
+        hash(value)
+    except TypeError:
+        return type(value).__name__  # an unhashable oddity: a constant is still consistent
+    return value
+
+
 def _game_reduce(self):
     return (_load_game, (self.name, self.parameters()))
 
@@ -127,6 +154,7 @@ def install(game_class, state_class) -> None:
     game_class.from_json = _game_from_json
     game_class.__reduce__ = _game_reduce
     game_class.__repr__ = _game_repr
+    game_class.__hash__ = _game_hash
     state_class.to_json = serialization.state_to_json
     state_class.to_document = serialization.state_to_document
     state_class.__reduce__ = _state_reduce

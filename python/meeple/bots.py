@@ -98,10 +98,11 @@ class BaseBot:
 
 
 class Random(BaseBot):
-    """Chooses uniformly among the legal actions, with its own seeded generator."""
+    """Chooses uniformly among the legal actions, with its own generator seeded by `seed` (an int
+    in 0..2**64-1; None: a fresh seed from the system, a different game every time)."""
 
     def __init__(self, seed: int | None = None):
-        self._rng = random.Random(seed)
+        self._rng = random.Random(_arguments.optional_seed(seed))
 
     def step(self, state: Any) -> int:
         legal = state.legal_actions()
@@ -131,7 +132,9 @@ class MCTS(BaseBot):
     `simulations` per thread; `threads` > 1 grows independent trees (root parallelism) and sums
     their root visit counts. Chance drawn from the state's own generator is handled by
     determinisation (each simulation reseeds a copy of the root), explicit chance nodes by
-    sampling. `c` is the UCT exploration constant. Deterministic for a given seed.
+    sampling. `c` is the UCT exploration constant, a finite number >= 0 (0: no exploration bonus).
+    `seed` is an int in 0..2**64-1 (None: a fresh seed from the system); deterministic for a given
+    seed.
 
     `step` returns the most visited root action. After it, `last_visits` maps each root action to
     its visit count (summed over threads), and `last_policy()` gives the visit shares over all
@@ -157,7 +160,7 @@ class MCTS(BaseBot):
         self.simulations = _arguments.int_in_range("simulations", simulations, 1, _arguments.MAX_INT32)
         self.threads = _arguments.threads(threads)
         self.c = _arguments.finite_number("c", c, 0.0)
-        self._rng = random.Random(seed)
+        self._rng = random.Random(_arguments.optional_seed(seed))
         self.last_visits: dict[int, int] = {}
 
     def step(self, state: Any) -> int:

@@ -169,20 +169,26 @@ def _teams_argument(teams: str, table: dict):
         return teams
     cards = {c["id"]: c for c in table["characters"]}
     lists = [t.split(",") for t in teams.split("/")]
+    for i in lists[0] + lists[1]:
+        if i not in cards:
+            raise ValueError(f"teams: unknown character {i!r}; known: {', '.join(cards)}")
+    # A character chosen more than once is named as such (before its archetype clashes with itself).
+    flat = lists[0] + lists[1]
+    repeated: dict[int, list[str]] = {}
+    for i in sorted({i for i in flat if flat.count(i) > 1}):
+        repeated.setdefault(flat.count(i), []).append(i)
+    if repeated:
+        times = "; ".join(f"{', '.join(ids)} chosen {'twice' if n == 2 else f'{n} times'}"
+                          for n, ids in sorted(repeated.items(), reverse=True))
+        raise ValueError(f"teams: {times}; the six characters must be distinct")
     for team, ids in zip(("imperial", "raiders"), lists):
-        for i in ids:
-            if i not in cards:
-                raise ValueError(f"teams: unknown character {i!r}; known: {', '.join(cards)}")
         archetypes = [cards[i]["archetype"] for i in ids]
-        for a in set(archetypes):
+        for a in sorted(set(archetypes)):
             clash = [i for i, x in zip(ids, archetypes) if x == a]
             if len(clash) > 1:
-                raise ValueError(f"teams: the {team} team has two {a} characters ({' and '.join(clash)}); "
+                count = ("two", "three")[len(clash) - 2]
+                raise ValueError(f"teams: the {team} team has {count} {a} characters ({' and '.join(clash)}); "
                                  "a team's archetypes must differ")
-    flat = lists[0] + lists[1]
-    twice = sorted({i for i in flat if flat.count(i) > 1})
-    if twice:
-        raise ValueError(f"teams: {', '.join(twice)} chosen twice; the six characters must be distinct")
     return lists
 
 

@@ -38,7 +38,8 @@ class VectorGame:
     Reset mode "same-step autoreset": a game that ends is replaced at once by a new one, so after a
     step where ``terminated[i]`` is True, ``rewards[i]`` belongs to the finished game while
     ``observations[i]``, ``masks[i]`` and ``current_player[i]`` already describe the new game.
-    Slot i's k-th game is seeded from (seed, i, k): results do not depend on `threads`. Explicit
+    Slot i's k-th game is seeded from (seed, i, k), `seed` an int in 0..2**64-1 (None only in
+    `reset`, where it means the seed the vector has): results do not depend on `threads`. Explicit
     chance nodes are resolved inside the step, so every state is a decision node.
     ``observations=False`` skips computing observations (they stay 0): for rollouts and search,
     which need only masks and rewards, on games whose observations are large. ``masks=False``
