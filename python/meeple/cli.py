@@ -23,7 +23,10 @@ import json
 import os
 import random
 import re
+import signal
+import stat
 import sys
+import threading
 import time
 from typing import Any, TextIO
 
@@ -48,10 +51,21 @@ BOT_SPECS = """bot specs: random | mcts:ITERATIONS | module.path:ClassName
   (see `python -c "import meeple.bots; help(meeple.bots)"`)."""
 
 PLAYOUT_CHUNK = 10_000  # games per C++ call in the fast self-play path (one progress step)
+MAX_GAMES = 10**9  # --games: more would not fit the summary's arrays in memory, nor finish
 
 
 class UsageError(Exception):
     """A bad command-line argument: reported with the subcommand's usage, exit code 2."""
+
+
+class CommandError(Exception):
+    """The command failed (not its arguments): reported as ``meeple COMMAND: error: ...``, exit code 1."""
+
+
+class Terminated(BaseException):
+    """SIGTERM reached ``meeple selfplay``: stopped like Ctrl-C (workers stopped, the output file
+    left resumable), exit code 143. A BaseException, as KeyboardInterrupt, so that no
+    ``except Exception`` in a bot swallows it."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         except UsageError as e:
             command: argparse.ArgumentParser = args.parser
             command.error(str(e))  # prints usage and message, raises SystemExit(2)
-        except BotError as e:  # a bot of the user's failed: say which, where; no traceback
+        except (BotError, CommandError) as e:  # e.g. a bot of the user's failed: say which, where; no traceback
             print(f"{args.parser.prog}: error: {e}", file=sys.stderr)
             return 1
     except SystemExit as e:
@@ -73,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print("\nterminated", file=sys.stderr)
+        return 143
     except BrokenPipeError:  # e.g. `meeple selfplay ... --out - | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
@@ -104,7 +121,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
     selfplay = command("selfplay", _cmd_selfplay, "play many games between bots and summarize them", BOT_SPECS)
     _game_arguments(selfplay)
-    selfplay.add_argument("--games", type=_positive, required=True, metavar="N", help="number of games")
+    selfplay.add_argument("--games", type=_games, required=True, metavar="N",
+                          help=f"number of games (at most {MAX_GAMES:,})")
     selfplay.add_argument("--bots", default="random",
                           help="one bot spec for every seat, or one per seat, comma-separated (default random)")
     selfplay.add_argument("--seed", type=_seed, default=0, help="base seed (default 0)")
@@ -161,6 +179,13 @@ def _positive(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _games(text: str) -> int:
+    value = _positive(text)
+    if value > MAX_GAMES:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_GAMES:,} games, got {text!r}")
     return value
 
 
@@ -225,8 +250,17 @@ def player_name(game: Any, player: int) -> str:
 def game_label(game: Any) -> str:
     """The game as a GAME argument: 'abacuachego(parity=pit)', non-default parameters only."""
     defaults = {p.name: p.default for p in game_spec(game.name).params}
-    changed = [f"{k}={v}" for k, v in game.parameters().items() if defaults.get(k) != v]
+    changed = [f"{k}={_label_value(v)}" for k, v in game.parameters().items() if defaults.get(k) != v]
     return f"{game.name}({','.join(changed)})" if changed else game.name
+
+
+def _label_value(value: Any) -> str:
+    """A parameter value as `game_label` shows it: a table (e.g. imperial_harvest's characters,
+    given as a JSON file) as <custom table>, not its whole contents."""
+    if isinstance(value, (dict, list, tuple)):
+        return "<custom table>"
+    text = str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def parse_move(state: Any, text: str) -> int | None:
@@ -487,7 +521,7 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
     for spec in dict.fromkeys(specs):
         _make_bot(spec, game, 0)  # a bad spec fails now, not in a worker
     start = time.perf_counter()
-    if args.out is None and args.ray is None and all(spec == "random" for spec in specs):
+    if args.out is None and args.ray is None and not args.rotate_seats and all(spec == "random" for spec in specs):
         returns, lengths = _random_selfplay(game, args.games, args.seed, args.workers or 1)
         summary = selfplay_summary(game, specs, returns, lengths, time.perf_counter() - start)
     else:
@@ -519,16 +553,30 @@ def _bot_selfplay(game: Any, specs: list[str], args: argparse.Namespace) -> str:
         out = sys.stdout
     elif out is not None:
         try:
+            mode = os.stat(out).st_mode
+        except FileNotFoundError:
+            mode = None
+        except OSError as e:
+            raise UsageError(f"cannot write {out}: {e.strerror}") from None
+        if mode is not None and not stat.S_ISREG(mode):  # /dev/null, a pipe, a directory: not resumable
+            raise UsageError(f"--out must be a regular file (resumable), {out} is not; use --out - for "
+                             f"standard output")
+        try:
             open(out, "ab").close()  # exists and is writable (an existing file is left as it is)
         except OSError as e:
             raise UsageError(f"cannot write {out}: {e.strerror}") from None
     match = Match(game, tuple(specs), args.seed, rotate_seats=args.rotate_seats, policies=args.policies)
     start = time.perf_counter()
     try:
-        result = selfplay.run(match, args.games, out, workers=args.workers or 1, ray=args.ray,
-                              timing=args.timing, progress=lambda total, done: Progress(total, initial=done))
+        with _sigterm_stops():
+            result = selfplay.run(match, args.games, out, workers=args.workers or 1, ray=args.ray,
+                                  timing=args.timing, progress=lambda total, done: Progress(total, initial=done))
     except (selfplay.ResumeError, selfplay.RayUnavailable) as e:
         raise UsageError(str(e)) from None
+    except selfplay.WorkerDied as e:
+        kept = ("; the games written so far are kept: run the same command again to resume"
+                if isinstance(out, str) else "")
+        raise CommandError(f"{e}{kept}") from None
     wall = time.perf_counter() - start
     notes = []
     if result.resumed:
@@ -541,6 +589,24 @@ def _bot_selfplay(game: Any, specs: list[str], args: argparse.Namespace) -> str:
     return selfplay_summary(game, specs, result.returns, result.lengths, wall, played=result.played,
                             played_plies=result.played_plies, notes=notes,
                             seats=result.seats if args.rotate_seats else None)
+
+
+class _sigterm_stops:
+    """While in it, SIGTERM raises `Terminated` (in the main thread only: elsewhere signal handlers
+    cannot be set), so that the workers are stopped and the output closed as on Ctrl-C."""
+
+    def __enter__(self) -> None:
+        self.installed = threading.current_thread() is threading.main_thread()
+        if self.installed:
+            self.previous = signal.signal(signal.SIGTERM, _raise_terminated)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.installed:
+            signal.signal(signal.SIGTERM, self.previous if self.previous is not None else signal.SIG_DFL)
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated()
 
 
 def selfplay_summary(game: Any, specs: list[str], returns: np.ndarray, lengths: np.ndarray,
@@ -643,6 +709,10 @@ def _clock(seconds: float) -> str:
 
 def _cmd_perft(args: argparse.Namespace) -> int:
     game = _load_game(args.game, args.param)
+    limit = game.max_game_length()  # game.perft takes depths 0..max_game_length()
+    if args.depth > limit:
+        raise UsageError(f"--depth must be in 1..{limit} for {game_label(game)} (its longest game), "
+                         f"got {args.depth}")
     state = game.new_initial_state(seed=args.seed)
     print(f"{'depth':>5}  {'nodes':>15}  {'time':>9}  {'nodes/s':>13}")
     for depth in range(1, args.depth + 1):

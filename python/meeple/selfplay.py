@@ -42,9 +42,13 @@ import multiprocessing
 import operator
 import os
 import signal
+import stat
+import threading
 import time
 from collections import deque
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -55,8 +59,8 @@ from . import _arguments
 from .bots import Match, derive_seed, visit_shares
 from .serialization import RECORD_SCHEMA, Record
 
-__all__ = ["Game", "Summary", "Existing", "ResumeError", "RayUnavailable", "run", "play", "read_existing",
-           "chunk_size", "training_examples"]
+__all__ = ["Game", "Summary", "Existing", "ResumeError", "RayUnavailable", "WorkerDied", "run", "play",
+           "read_existing", "chunk_size", "training_examples"]
 
 RAY_HINT = 'pip install "meeple[ray]" (from a source checkout: pip install ".[ray]")'
 _LINE_START = json.dumps({"schema": RECORD_SCHEMA})[:-1]  # '{"schema": "meeple-record/1"': how every line starts
@@ -68,6 +72,21 @@ class ResumeError(ValueError):
 
 class RayUnavailable(RuntimeError):
     """Ray was asked for but is not installed."""
+
+
+class WorkerDied(RuntimeError):
+    """A worker process ended while playing games `first` .. `last` (it was killed, or a bot ended
+    it: os._exit, SystemExit, KeyboardInterrupt). The games before `first` were yielded (written)."""
+
+    def __init__(self, first: int, last: int, reason: str = ""):
+        super().__init__(f"a worker process died while playing games {first}..{last}"
+                         + (f" ({reason})" if reason else ""))
+        self.first, self.last, self.reason = first, last, reason
+
+
+class _BotEndedWorker(Exception):
+    """A bot raised SystemExit or KeyboardInterrupt in a worker: sent back as this, not re-raised
+    as such in the parent (where it would look like the parent's own exit or Ctrl-C)."""
 
 
 @dataclass(frozen=True)
@@ -128,13 +147,28 @@ def _play_chunk(match: Match, start: int, stop: int, timing: bool) -> list[Game]
     return [play_one(match, i, timing) for i in range(start, stop)]
 
 
-def _play_chunk_star(task: tuple[Match, int, int, bool]) -> list[Game]:
-    return _play_chunk(*task)
+def _play_chunk_in_worker(match: Match, start: int, stop: int, timing: bool) -> list[Game]:
+    try:
+        return _play_chunk(match, start, stop, timing)
+    except (SystemExit, KeyboardInterrupt) as e:
+        raise _BotEndedWorker(f"a bot raised {type(e).__name__}" + (f"({e})" if str(e) else "")) from None
 
 
-def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the parent, which stops the pool."""
+PARENT_POLL = 1.0  # seconds between a worker's checks that its parent is still alive
+
+
+def _init_worker(parent: int) -> None:
+    """Workers leave Ctrl-C to the parent, which stops them; they end when the parent is gone
+    (killed: it cannot stop them), instead of playing on as orphans."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="meeple-parent-watch", daemon=True).start()
 
 
 def chunk_size(games: int, workers: int) -> int:
@@ -142,8 +176,9 @@ def chunk_size(games: int, workers: int) -> int:
     return max(1, min(256, games // (16 * max(1, workers))))
 
 
-def _chunks(indices: range, size: int) -> list[range]:
-    return [indices[i:i + size] for i in range(0, len(indices), size)]
+def _chunks(indices: range, size: int) -> Iterator[range]:
+    """`indices` in ranges of `size`, made as they are asked for (a run of 10**12 games is fine)."""
+    return (indices[i:i + size] for i in range(0, len(indices), size))
 
 
 def play(match: Match, indices: range, workers: int = 1, ray: str | None = None, timing: bool = False,
@@ -151,10 +186,13 @@ def play(match: Match, indices: range, workers: int = 1, ray: str | None = None,
     """The games `indices` (a range) of `match`, in index order.
 
     ``workers == 1`` and no `ray`: in this process. ``workers > 1``: a pool of `workers` processes
-    started with the "spawn" method. ``ray`` = "local" (a Ray instance started here, with `workers`
-    CPUs if > 1, else all of them; or the one this process already started) or a cluster address:
-    Ray tasks of `chunk` games each (default `chunk_size`), about 2 x `workers` (default: the
-    cluster's CPUs) queued at once, their results taken in order.
+    started with the "spawn" method, about 8 tasks of `chunk` games per worker queued at once;
+    `WorkerDied` if one of them ends (killed, or a bot ended it) and the games it played are lost.
+    Closing the generator (or an exception in the caller) stops the workers at once. ``ray`` =
+    "local" (a Ray instance started here, with `workers` CPUs if > 1, else all of them; or the one
+    this process already started) or a cluster address: Ray tasks of `chunk` games each (default
+    `chunk_size`), about 2 x `workers` (default: the cluster's CPUs) queued at once, their results
+    taken in order.
     """
     if not indices:
         return
@@ -165,12 +203,47 @@ def play(match: Match, indices: range, workers: int = 1, ray: str | None = None,
         for i in indices:
             yield play_one(match, i, timing)
         return
-    size = chunk or chunk_size(len(indices), workers)
-    tasks = [(match, r.start, r.stop, timing) for r in _chunks(indices, size)]
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(min(workers, len(tasks)), initializer=_ignore_interrupts) as pool:
-        for games in pool.imap(_play_chunk_star, tasks):
+    yield from _play_processes(match, indices, workers, timing, chunk or chunk_size(len(indices), workers))
+
+
+def _play_processes(match: Match, indices: range, workers: int, timing: bool,
+                    size: int) -> Generator[Game, None, None]:
+    tasks = _chunks(indices, size)
+    executor = ProcessPoolExecutor(min(workers, -(-len(indices) // size)),
+                                   mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_init_worker, initargs=(os.getpid(),))
+    pending: deque[tuple[range, Future]] = deque()
+    finished = False
+
+    def submit() -> None:
+        following = next(tasks, None)
+        if following is not None:
+            pending.append((following, executor.submit(_play_chunk_in_worker, match, following.start,
+                                                       following.stop, timing)))
+
+    try:
+        for _ in range(8 * workers):  # queued ahead, results taken in order
+            submit()
+        while pending:
+            games_range, future = pending[0]
+            try:
+                games = future.result()
+            except BrokenProcessPool:
+                raise WorkerDied(games_range.start, pending[-1][0].stop - 1) from None
+            except _BotEndedWorker as e:
+                raise WorkerDied(games_range.start, games_range.stop - 1, str(e)) from None
+            pending.popleft()
+            submit()
             yield from games
+        finished = True
+    finally:
+        for _, future in pending:
+            future.cancel()
+        if not finished:  # stop the games being played now: they would be thrown away
+            for process in list((executor._processes or {}).values()):
+                with contextlib.suppress(Exception):
+                    process.terminate()
+        executor.shutdown(wait=True, cancel_futures=True)
 
 
 # --- Ray -------------------------------------------------------------------------------------
@@ -372,6 +445,9 @@ def read_existing(path: str | os.PathLike, match: Match) -> Existing:
     path = Path(path)
     if not path.exists():
         return Existing()
+    if not stat.S_ISREG(path.stat().st_mode):  # reading a pipe or a device would hang or never end
+        raise ResumeError(f"{path} is not a regular file: the output of selfplay must be one (it is "
+                          f"resumed); write to a stream instead")
     data = path.read_bytes()
     end = data.rfind(b"\n") + 1
     tail = data[end:]
