@@ -580,3 +580,16 @@ def test_play_cards_command_describes_the_cards_in_play(capsys, monkeypatch):
     # A game without cards has no such command: 'cards' is taken for a move name there.
     code, output, _ = play(capsys, monkeypatch, ["help", "cards", "quit"], "abacuachego")
     assert "Also: cards" not in output and "'cards' is not a legal move." in output
+
+
+def test_play_undo_draws_the_same_chance_outcomes_again(capsys, monkeypatch):
+    """With explicit chance the command draws each outcome from the seed and the number of actions
+    played, so taking a move back and playing it again meets the same draws (a running generator
+    drew new ones: a player could undo until the draws suited them)."""
+    first = (lambda moves: str(moves[0][1]))  # by number: harmonies' move names hold spaces
+    answers = ["take 1", first, first, first, "end", "undo", "end", "quit"]
+    code, output, _ = play(capsys, monkeypatch, answers, "harmonies", "-p", "chance=explicit", "--seed", "4")
+    assert code == 0 and "Took back your last move." in output
+    first_end, again = output.split("You play end")[1:3]
+    draws = [re.findall(r"^Chance: .*$", part.split("Your move:")[0], re.M) for part in (first_end, again)]
+    assert draws[0] and draws[0] == draws[1]

@@ -370,7 +370,6 @@ class TerminalGame:
 
     def __init__(self, game: Any, seat: int, bots: dict[int, Bot], specs: dict[int, str], seed: int):
         self.game, self.seat, self.bots, self.specs, self.seed = game, seat, bots, specs, seed
-        self.chance_rng = random.Random(seed)
         self.actions: list[int] = []
         self.turns: list[int] = []  # len(self.actions) before each of the person's moves, for undo
         self.state = self._replay([])
@@ -393,7 +392,9 @@ class TerminalGame:
     def _next_action(self) -> int:
         player = self.state.current_player()
         if self.state.is_chance_node():
-            action = sample_chance(self.state, self.chance_rng)
+            # Drawn from the seed and the number of actions so far, not from one running generator:
+            # after an undo the same position draws the same outcome (no fishing for better draws).
+            action = sample_chance(self.state, random.Random(f"{self.seed}:{len(self.actions)}"))
             print(f"Chance: {self.state.action_to_string(action)}")
         elif player == self.seat:
             action = self._ask()  # may undo, replacing self.state
