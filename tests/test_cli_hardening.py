@@ -121,6 +121,22 @@ def test_a_dying_worker_raises_worker_died_from_the_library(monkeypatch):
     assert raised.value.first <= FATAL_GAME <= raised.value.last
 
 
+def test_a_dying_worker_raises_worker_died_from_play_games(monkeypatch):
+    """bots.play_games (the library's own pool) as selfplay.play: it waited for ever on a
+    multiprocessing.Pool whose worker had died."""
+    from meeple.bots import WorkerDied, play_games
+
+    monkeypatch.setenv(EXIT_ENV, "os._exit")
+    monkeypatch.syspath_prepend(str(HERE))
+    match = Match(meeple.load("abacuachego"), (BOT, "random"))
+    with pytest.raises(WorkerDied) as raised:
+        for _ in play_games(match, range(12), workers=2):
+            pass
+    assert raised.value.first <= FATAL_GAME <= raised.value.last
+    monkeypatch.delenv(EXIT_ENV)
+    assert [r.meta["index"] for r in play_games(match, range(6), workers=2)] == list(range(6))
+
+
 # --- 2. --out must be a regular file ---------------------------------------------------------
 
 def test_out_refuses_what_is_not_a_regular_file(tmp_path):

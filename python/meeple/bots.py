@@ -43,10 +43,12 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import multiprocessing
 import random
 import re
 import signal
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
@@ -59,7 +61,7 @@ from .serialization import Record
 
 __all__ = ["Bot", "BaseBot", "BotError", "Random", "MCTS", "BUILTIN_BOTS", "make_bot", "parse_bot_specs",
            "derive_seed", "sample_chance", "choose_action", "restart_bots", "inform_bots", "play_game", "Match",
-           "play_games"]
+           "play_games", "WorkerDied"]
 
 
 class BotError(ValueError):
@@ -472,14 +474,47 @@ class Match:
                            f"{e.detail}", e.seat, e.move, e.detail) from e.__cause__
 
 
+class WorkerDied(RuntimeError):
+    """A worker process ended while playing games `first` .. `last` (it was killed, or a bot ended
+    it: os._exit, SystemExit, KeyboardInterrupt). The games before `first` were yielded (written)."""
+
+    def __init__(self, first: int, last: int, reason: str = ""):
+        super().__init__(f"a worker process died while playing games {first}..{last}"
+                         + (f" ({reason})" if reason else ""))
+        self.first, self.last, self.reason = first, last, reason
+
+
 def play_games(match: Match, indices: Iterable[int], workers: int = 1) -> Iterator[Record]:
     """The records of `match`'s games `indices`, in that order; `workers > 1` plays them in a
-    multiprocessing pool (one process per worker, fresh bots for every game)."""
+    pool of processes (one per worker, fresh bots for every game, about 4 games per worker queued
+    ahead); `WorkerDied` if one of those processes ends (killed, or a bot ended it)."""
     if workers <= 1:
         yield from map(match.play, indices)
         return
-    with multiprocessing.Pool(workers, initializer=_ignore_interrupts) as pool:
-        yield from pool.imap(match.play, indices, chunksize=4)
+    remaining = iter(indices)
+    pending: deque[tuple[int, Future]] = deque()
+    with ProcessPoolExecutor(workers, initializer=_ignore_interrupts) as executor:
+
+        def submit() -> None:
+            for index in remaining:
+                pending.append((index, executor.submit(match.play, index)))
+                return
+
+        try:
+            for _ in range(4 * workers):
+                submit()
+            while pending:
+                index, future = pending[0]
+                try:
+                    record = future.result()
+                except BrokenProcessPool:
+                    raise WorkerDied(index, pending[-1][0]) from None
+                pending.popleft()
+                submit()
+                yield record
+        finally:
+            for _, future in pending:
+                future.cancel()
 
 
 def _ignore_interrupts() -> None:

@@ -56,7 +56,7 @@ from typing import IO, Any
 import numpy as np
 
 from . import _arguments
-from .bots import Match, derive_seed, visit_shares
+from .bots import Match, WorkerDied, derive_seed, visit_shares
 from .serialization import RECORD_SCHEMA, Record
 
 __all__ = ["Game", "Summary", "Existing", "ResumeError", "RayUnavailable", "WorkerDied", "run", "play",
@@ -72,16 +72,6 @@ class ResumeError(ValueError):
 
 class RayUnavailable(RuntimeError):
     """Ray was asked for but is not installed."""
-
-
-class WorkerDied(RuntimeError):
-    """A worker process ended while playing games `first` .. `last` (it was killed, or a bot ended
-    it: os._exit, SystemExit, KeyboardInterrupt). The games before `first` were yielded (written)."""
-
-    def __init__(self, first: int, last: int, reason: str = ""):
-        super().__init__(f"a worker process died while playing games {first}..{last}"
-                         + (f" ({reason})" if reason else ""))
-        self.first, self.last, self.reason = first, last, reason
 
 
 class _BotEndedWorker(Exception):
