@@ -747,14 +747,10 @@ def suns_of(total, side, spirits, groups_spirit):
     return suns + (side == "A") + 2 * (not spirits) + bool(groups_spirit)
 
 
-@pytest.mark.parametrize("chance", ["implicit", "explicit"])
-def test_solo_pouch_exhaustion_d4(chance):
-    """D4: in solo, the refills stop when the pouch cannot fill all three spaces: the spaces it can
-    fill are drawn, then the game is over at once (no display refill). The chance state in
-    between is a position state_from_dict accepts."""
-    game = load(players=1, chance=chance)
-    state = first_turn(game, seed=3)
-    d = state.to_dict()
+def _solo_end_with_7_tokens_left(game):
+    """A solo game's first turn played with 7 tokens left in the pouch, a card taken (its slot
+    stays empty at the end), then `end`."""
+    d = first_turn(game, seed=3).to_dict()
     drop = sum(d["pouch"].values()) - 7  # solo tokens may have left the game
     for c in COLOURS:
         k = min(drop, d["pouch"][c])
@@ -762,10 +758,20 @@ def test_solo_pouch_exhaustion_d4(chance):
         drop -= k
     state = game.state_from_dict(d)
     state.apply_action(0)
-    state.apply_action(155)  # a card: its slot stays empty at the end
+    state.apply_action(155)
     while 267 not in state.legal_actions():
         state.apply_action([a for a in state.legal_actions() if 5 <= a < 155][0])
     state.apply_action(267)
+    return state
+
+
+@pytest.mark.parametrize("chance", ["implicit", "explicit"])
+def test_solo_pouch_exhaustion_d4(chance):
+    """D4: in solo, the refills stop when the pouch cannot fill all three spaces: the spaces it can
+    fill are drawn, then the game is over at once (no display refill). The chance state in
+    between is a position state_from_dict accepts."""
+    game = load(players=1, chance=chance)
+    state = _solo_end_with_7_tokens_left(game)
     if chance == "explicit":
         d = state.to_dict()
         assert d["pending"] == {"spaces": [0, 1], "slots": [], "spirits": []} and d["end_triggered"]
@@ -1003,22 +1009,10 @@ def test_pending_spaces_are_the_ones_a_refill_leaves(name):
 
 
 def _solo_refill_cut_short_by_the_pouch(game):
-    """The state dict after a solo `end` with 7 tokens in the pouch (as test_solo_pouch_exhaustion_d4):
-    spaces 0 and 1 are pending, space 2 is left out and the end triggered (D9); display slot 0,
-    whose card was taken, stays empty (D4)."""
-    d = first_turn(game, seed=3).to_dict()
-    drop = sum(d["pouch"].values()) - 7
-    for c in COLOURS:
-        k = min(drop, d["pouch"][c])
-        d["pouch"][c] -= k
-        drop -= k
-    state = game.state_from_dict(d)
-    state.apply_action(0)
-    state.apply_action(155)
-    while 267 not in state.legal_actions():
-        state.apply_action([a for a in state.legal_actions() if 5 <= a < 155][0])
-    state.apply_action(267)
-    d = state.to_dict()
+    """The state dict of test_solo_pouch_exhaustion_d4 after the `end`: spaces 0 and 1 are pending,
+    space 2 is left out and the end triggered (D9); display slot 0, whose card was taken, stays
+    empty (D4)."""
+    d = _solo_end_with_7_tokens_left(game).to_dict()
     assert d["pending"] == {"spaces": [0, 1], "slots": [], "spirits": []} and d["end_triggered"]
     assert d["display"][0] is None and d["deck"]
     return d

@@ -1013,6 +1013,20 @@ def test_p24_d5_solo_suns(impl, t3, t2, t1, side, spirits, kept, points, suns):
     assert [float(r) for r in state.returns()] == [float(suns)]
 
 
+@pytest.mark.parametrize("move_number, accepted", [(0, True), (60000, True), (60001, False), (65535, False)])
+def test_r10_move_number_leaves_room_for_the_rest_of_the_game(impl, move_number, accepted):
+    """R10: a state dict's move_number is 0..60000. The engine's 16-bit counter accepted 65535 and
+    wrapped to 0 at the next action (the reference counted on to 65536)."""
+    d = position(took_tokens=False, move_number=move_number)
+    if not accepted:
+        with pytest.raises(ValueError, match="move_number"):
+            load(impl, d)
+        return
+    state = load(impl, d)
+    play(state, "take 1")
+    assert int(state.move_number()) == move_number + 1
+
+
 def test_p24_sun_thresholds():
     for points, earned in [(39, 0), (40, 1), (69, 1), (70, 2), (90, 3), (110, 4), (130, 5),
                            (140, 6), (150, 7), (159, 7), (160, 8), (300, 8)]:

@@ -15,6 +15,7 @@ Standard board cells used: the central island x, y in 3..6 (no hydra next to it)
 import copy
 import json
 import pathlib
+import pickle
 
 import pytest
 
@@ -438,6 +439,23 @@ def test_wolf_form_against_hydras_and_cleared_at_the_end_of_the_activation(impl)
     assert after["characters"][5]["cell"] is None and not after["characters"][5]["wolf_form"]
     assert after["phase"] == "respawn" and after["resume_phase"] == "rest"
     assert after["team"] == 0 and after["current_player"] == 1
+
+
+def test_a_game_ending_with_wolf_form_cleared_next_to_a_hydra_reads_back(impl):
+    """R14: the action that ends the game runs no passes, so a Skin-Changer whose Wolf Form the final
+    `end` cleared stays next to the hydra. Found by an adversarial review: that finished state, reached
+    in random games, was refused by state_from_dict (pickle and from_json) in both implementations."""
+    d = base(impl, SET_A)
+    d["round"] = 7              # the raiders' turn of the last round
+    put(d, 5, 1, 3, "n")
+    acting(d, 5, 3, done=[3])
+    state = load(impl, d, SET_A)
+    do(state, "wolf", "move n", "end")
+    assert state.is_terminal()
+    after = dict_of(state)
+    assert after["characters"][5]["cell"] == [1, 2] and not after["characters"][5]["wolf_form"]
+    again = make_game(impl, teams=SET_A).state_from_dict(after)
+    assert dict_of(again) == after and pickle.loads(pickle.dumps(state)).is_terminal()
 
 
 def test_feral_defeats_enemies_on_its_cell(impl):

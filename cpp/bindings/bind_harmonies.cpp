@@ -379,7 +379,7 @@ struct HarmoniesTraits {
     s.pending_spirits = static_cast<uint8_t>(deals.size());
     const long current = read_int(d["current_player"], "current_player", kTerminalPlayer, P - 1);
     s.over = current == kTerminalPlayer;
-    s.move_number = static_cast<uint16_t>(read_int(d["move_number"], "move_number", 0, 65535));
+    s.move_number = static_cast<uint16_t>(read_int(d["move_number"], "move_number", 0, 60000));
     const std::string rng = read_str(d["rng"], "rng");
     if (rng.size() < 3 || rng.size() > 18 || rng[0] != '0' || rng[1] != 'x' ||
         rng.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos)

@@ -42,7 +42,8 @@
 //     0,0", at chance nodes "outcome 7 (not a colour)"; string_to_action ignores case and extra
 //     spaces, numbers are plain decimals.
 //  R10 state_from_dict: cubes may come in any order; the other lists must be in the order to_dict
-//     writes; move_number <= 65535, turns <= 1000; the position must be reachable as far as the
+//     writes; move_number <= 60000 (room for any game's remaining moves in the 16-bit counter),
+//     turns <= 1000; the position must be reachable as far as the
 //     dict can tell (check_consistency: token and card totals, turn order, pending draws, display
 //     and central spaces, spirit deals, D1, a legal action for the player to move).
 //

@@ -400,8 +400,10 @@ std::string Game::check_consistency(const State& s) const {
     }
     return "";
   }
-  // Passive attacks are resolved after every action: nobody stands where one would strike.
-  for (int t = 0; t < kTokens; ++t) {
+  // Passive attacks are resolved after every action: nobody stands where one would strike. Not
+  // once the game is over: the action that ends it runs no passes (R14), so a Wolf Form that its
+  // `end` cleared can leave the character next to a hydra.
+  for (int t = 0; t < kTokens && s.player != kTerminalPlayer; ++t) {
     const int c = s.cell[t];
     if (c == kNone || ((s.wolf >> t) & 1) || character_camp(s, team(s, t)).test(c)) continue;
     for (int h = 0; h < 2; ++h)

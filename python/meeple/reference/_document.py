@@ -5,11 +5,68 @@
 
 import hashlib
 import json
+import operator
 
 from . import load
 
 SCHEMA = "meeple-state/1"
 FIELDS = ("schema", "game", "parameters", "state")
+
+
+SEED_LIMIT = 2 ** 64
+
+
+def as_int(value):
+    """`value` as a Python int if it is an integer (numpy ints too), not a bool; else None."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
+def check_seed(seed):
+    """The seed of `new_initial_state(seed=...)` as an int (None: 0), as the engine checks it:
+    TypeError for a value that is not an int, ValueError outside 0..2**64-1."""
+    return 0 if seed is None else _seed_value(seed, "seed must be an int in 0..2**64-1 or None")
+
+
+def check_reseed(seed):
+    """The seed of `state.reseed(seed)` as an int, as the engine checks it (None is refused)."""
+    return _seed_value(seed, f"reseed needs a seed: an int in 0..2**64-1, got {seed!r}")
+
+
+def _seed_value(seed, not_an_int):
+    value = as_int(seed)
+    if value is None:
+        raise TypeError(not_an_int)
+    if not 0 <= value < SEED_LIMIT:
+        raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
+    return value
+
+
+def check_player(value, players, what="player"):
+    """`value` as a player index 0..players-1, as the engine checks it: TypeError for a value that
+    is not an int (bools included), ValueError out of range."""
+    index = as_int(value)
+    if index is None:
+        raise TypeError(f"{what} must be an int, got {type(value).__name__}")
+    if not 0 <= index < players:
+        raise ValueError(f"{what} must be an int in 0..{players - 1}, got {value!r}")
+    return index
+
+
+def check_document_parameters(game, parameters):
+    """Parameters read from a document hold their values as `parameters()` writes them: text only
+    for text parameters. What `load` also reads for people (a path to a card table) is refused, so
+    a document never makes the reader open a file (the engine's `load_from_document`)."""
+    text = getattr(game, "_TEXT_PARAMETERS", ())
+    defaults = game.parameters()
+    for key, value in parameters.items():
+        if key in defaults and key not in text and isinstance(value, str):
+            raise ValueError(f"parameter {key!r} of {game.name} is the text {value!r}; a document holds "
+                             f"the value itself, as game.parameters() writes it")
 
 
 def to_document(state):
@@ -43,8 +100,10 @@ def from_json(game, text):
         raise ValueError(f"a state document has exactly the fields {', '.join(FIELDS)}")
     if not isinstance(document["parameters"], dict):
         raise ValueError("field 'parameters' must be an object")
-    if (document["game"] != game.name
-            or load(game.name, **document["parameters"]).parameters() != game.parameters()):
+    if document["game"] != game.name:
+        raise ValueError(f"document is a state of {document['game']} with other parameters than this game")
+    check_document_parameters(game, document["parameters"])
+    if load(game.name, **document["parameters"]).parameters() != game.parameters():
         raise ValueError(f"document is a state of {document['game']} with other parameters than this game")
     if not isinstance(document["state"], dict):
         raise ValueError("field 'state' must be an object")

@@ -18,10 +18,10 @@ Actions: ``2*(k-1) + d`` for pit k of the player to move, d = 0 clockwise (CW, a
 your own store), d = 1 counter-clockwise (CCW, away from your store).
 """
 
-import operator
 import re
 
 from . import _document
+from ._document import as_int as _as_int
 
 ZIPA = 0
 ZAQUE = 1
@@ -49,15 +49,6 @@ _CHOICES = {
 MAX_TOTAL_GRAINS = 60000
 MAX_MAX_PLIES = 65535
 
-
-def _as_int(value):
-    """`value` as a Python int if it is an integer (numpy integers included, bool excluded), else None."""
-    if isinstance(value, bool):
-        return None
-    try:
-        return operator.index(value)
-    except TypeError:
-        return None
 
 
 def _check_parameters(params):
@@ -100,6 +91,8 @@ class AbacuachegoGame:
     """The game and its parameters (see DEFAULT_PARAMETERS and docs/rules/abacuachego.md, point 17)."""
 
     name = "abacuachego"
+    # Parameters whose values are text; a document holds any other one as its value (_document).
+    _TEXT_PARAMETERS = ("parity", "origin_match", "match")
 
     def __init__(self, **params):
         self._params = _check_parameters(params)
@@ -145,8 +138,7 @@ class AbacuachegoGame:
         return player * (self.n + 1) + index
 
     def new_initial_state(self, seed=None):
-        if seed is not None and (_as_int(seed) is None or _as_int(seed) < 0):
-            raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
+        _document.check_seed(seed)  # no chance: the seed is only checked, as the engine does
         n, s = self.n, self.seeds_per_pit
         return AbacuachegoState(self, [[s] * n, [s] * n], [0, 0], ZIPA, 0)
 
@@ -382,9 +374,7 @@ class AbacuachegoState:
 
     def reseed(self, seed):
         """The protocol's reseed: this game has no chance, so it only checks `seed`."""
-        value = _as_int(seed)
-        if value is None or not 0 <= value < 2 ** 64:
-            raise ValueError(f"seed must be an integer in 0..2**64-1, got {seed!r}")
+        _document.check_reseed(seed)
 
     def clone(self):
         return AbacuachegoState(self._game, [list(row) for row in self._pits], list(self._stores),
@@ -395,6 +385,12 @@ class AbacuachegoState:
         other = self.clone()
         other.apply_action(action)
         return other
+
+    # copy.copy and copy.deepcopy give an independent state (the game, immutable, is shared).
+    __copy__ = clone
+
+    def __deepcopy__(self, memo):
+        return self.clone()
 
     # ----------------------------------------------------------------- protocol: playing
 

@@ -41,12 +41,12 @@ READINGS OF POINTS THE RULES DOCUMENT LEAVES OPEN (each tagged [R1]..[R9] where 
 
 import functools
 import json
-import operator
 import pathlib
 import random
 import re
 
 from . import _document
+from ._document import as_int as _as_int
 
 CHANCE = -1    # current_player() at a chance node (meeple.CHANCE)
 TERMINAL = -4  # current_player() once the game is over (meeple.TERMINAL)
@@ -101,15 +101,6 @@ SIDE_COLUMNS = {"A": (5, 4, 5, 4, 5), "B": (4, 3, 4, 3, 4, 3, 4)}
 
 DEFAULT_PARAMETERS = {"players": 2, "side": "A", "spirits": False, "chance": "implicit"}
 
-
-def _as_int(value):
-    """`value` as a Python int if it is an integer (numpy integers included, bool excluded), else None."""
-    if isinstance(value, bool):
-        return None
-    try:
-        return operator.index(value)
-    except TypeError:
-        return None
 
 
 # ----------------------------------------------------------------------------------- card data
@@ -436,6 +427,8 @@ class HarmoniesGame:
     """The game and its parameters (docs/rules/harmonies.md, "Parameters")."""
 
     name = "harmonies"
+    # Parameters whose values are text; a document holds any other one as its value (_document).
+    _TEXT_PARAMETERS = ("side", "chance")
 
     def __init__(self, **params):
         self._params = _check_parameters(params)
@@ -482,11 +475,7 @@ class HarmoniesGame:
 
     def new_initial_state(self, seed=None):
         """Points 5-8: the setup draws (all done at once with implicit chance)."""
-        if seed is None:
-            seed = 0
-        value = _as_int(seed)
-        if value is None or not 0 <= value < 2 ** 64:
-            raise ValueError(f"seed must be None or an integer in 0..2**64-1, got {seed!r}")
+        value = _document.check_seed(seed)
         state = HarmoniesState(self)
         state._rng = value
         state._pending_spaces = list(range(self.num_spaces))
@@ -966,9 +955,7 @@ class HarmoniesState:
     def reseed(self, seed):
         """Implicit chance: the draws still to come follow from `seed` (it becomes the rng, as in
         new_initial_state); the position is unchanged. Explicit chance draws nothing from the rng."""
-        value = _as_int(seed)
-        if value is None or not 0 <= value < 2 ** 64:
-            raise ValueError(f"seed must be an integer in 0..2**64-1, got {seed!r}")
+        value = _document.check_reseed(seed)
         if not self._game.explicit:
             self._rng = value
 
@@ -1285,7 +1272,9 @@ def _state_from_dict(game, d):
         fail(f"current_player must be one of 0..{num_players - 1}, {CHANCE} or {TERMINAL}, "
              f"got {d['current_player']!r}")
     state._player = current
-    state._moves = integer(d["move_number"], "move_number", 0, 65535)  # as the engine stores it
+    # R10: a game has at most about a thousand moves; the bound leaves room for them below the
+    # engine's 16-bit counter.
+    state._moves = integer(d["move_number"], "move_number", 0, 60000)
     rng = d["rng"]
     if not isinstance(rng, str) or re.fullmatch(r"0x[0-9a-fA-F]{1,16}", rng) is None:
         fail(f"rng must be a string '0x' + at most 16 hex digits, got {rng!r}")

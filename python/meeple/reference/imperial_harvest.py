@@ -21,14 +21,16 @@ A game is a sequence of phases (the state's `phase`):
 Readings of the documents where they are silent are gathered in the READINGS block below.
 """
 
+import copy
 import functools
 import importlib.resources
 import json
-import operator
 import os
 import pathlib
+import re
 
 from . import _document
+from ._document import as_int as _as_int
 
 # --------------------------------------------------------------------------------------- READINGS
 # Part 1 (R1-R12, unchanged):
@@ -148,6 +150,7 @@ MAX_GAME_LENGTH = 3000
 MAX_STORED_AP = 60
 MAX_STORED_MOVE_NUMBER = 10**9
 MAX_STORED_FREE_MOVES = 60
+MAX_COMPULSIONS = 3  # the most compulsions a state stores (a table's compulsion limit is at most this)
 
 # Action ids (part 1 table + part 2 table).
 A_REST, A_ACTIVATE, A_FORFEIT, A_HYDRA = 0, 3, 6, 9
@@ -217,14 +220,6 @@ MAX_BOARD_SEED = 2**31 - 1
 DEFAULT_PARAMETERS = {"board": "standard", "board_seed": None, "sides": "basic",
                       "teams": "first_game", "setup": "fixed", "characters": None}
 
-
-def _as_int(value):
-    if isinstance(value, bool):
-        return None
-    try:
-        return operator.index(value)
-    except TypeError:
-        return None
 
 
 def cell_of(x, y):
@@ -540,7 +535,7 @@ class Card:
         self.id = entry["id"]
         self.index = CARD_IDS.index(self.id)
         self.name = entry["name"]
-        self.short = entry["name"].split()[-1].lower()
+        self.short = _short_name(entry["name"])
         self.archetype = entry["archetype"]
         self.abilities = frozenset(entry["abilities"])
         defaults = table.get("defaults", {})
@@ -593,26 +588,187 @@ def _normalise_sides(value):
     return text, per_team
 
 
-def _load_table(value):
-    if value is None:
-        return None, _data("characters.json")
-    if isinstance(value, (str, bytes)) or hasattr(value, "__fspath__"):
-        path = os.fspath(value)
-        if isinstance(path, bytes):
-            path = path.decode()
-        if path.strip().lower() in ("", "none", "null", "default"):
-            return None, _data("characters.json")
-        try:
-            with open(path, encoding="utf-8") as f:
-                value = json.load(f)
-        except OSError as e:
-            raise ValueError(f"cannot read the character table {path!r}: {e.strerror}") from None
-        except json.JSONDecodeError as e:
-            raise ValueError(f"the character table {path!r} is not JSON: {e}") from None
-    if not isinstance(value, dict):
-        raise ValueError("parameter characters of imperial_harvest must be None, a dict with the "
-                         "schema of characters.json or a path to such a file, got "
-                         f"{type(value).__name__}")
+# ------------------------------------------------------------------ user card tables (characters=)
+# A user's card table (the schema of characters.json) is checked when the game is made, as the
+# engine checks it (python/meeple/imperial_harvest.py, cpp/bindings/bind_imperial_harvest.cpp
+# read_characters, the Game constructor), with its wording: what the engine refuses, the reference
+# refuses. Beyond that the reference refuses what the two implementations would read differently
+# (the numbers the rules document names, in the forms it names them):
+#  - per_activation: 1 on the abilities that are "once per activation" (the activation's flags,
+#    D20), absent or 0 on the others; compulsion's limit is the M of its "N-M" ap.
+#  - an "N-M" ap only on compulsion; a text ap (no cost) only on passive abilities, Changeling and
+#    Arcane Puppetry; uses_per_game 1..200 on plant and chop only (absent or 0 elsewhere);
+#    attack / passive are true or false; the abilities with an extra number (point_of_order vp,
+#    petrifying_gaze ap_loss, sentry max_on_board, horns ap_when_charging) have it, and no other.
+#  - point_of_order on the regent card (the engine gives the Regent card its VP), sentry on no
+#    other card (sentries are the Regent's).
+#  - card numbers on both sides in range (an advanced number never negative), whichever side plays.
+
+ABILITY_NAMES = (  # the engine's ability order (kAbilityNames)
+    "chop", "battle_axe", "throwing_axe", "agility", "war_cry", "inspirational_ballad", "charm",
+    "shadow_walk", "compulsion", "feral", "wolf_form", "sprint", "tower_shield", "guardian",
+    "spear", "grapple", "dragon_pounce", "plant", "point_of_order", "command", "sentry",
+    "poison_blood", "slither", "petrifying_gaze", "retriever", "territorial", "bite", "horns",
+    "master_of_the_labyrinth", "charge", "alluring_gaze", "aura_of_tranquility", "changeling",
+    "ventriloquism", "arcane_puppetry", "camouflage", "archer", "silent_sentinel")
+_PARAM_KEYS = ("vp", "ap_loss", "max_on_board", "ap_when_charging")
+_PARAM_OF = {AB_POINT_OF_ORDER: "vp", AB_GAZE: "ap_loss", AB_SENTRY: "max_on_board",
+             AB_HORNS: "ap_when_charging"}
+# Once per activation (rules: "once per turn"; the activation's *_used flags).
+ONCE_PER_ACTIVATION = frozenset((AB_GRAPPLE, AB_POUNCE, AB_THROW, AB_CHARM, AB_SLITHER, AB_CHARGE,
+                                 AB_LURE, AB_COMMAND, AB_SENTRY, AB_SPRINT, AB_RETRIEVER))
+PER_GAME_ABILITIES = (AB_PLANT, AB_CHOP)
+_NO_COST = frozenset(a for a in ABILITY_NAMES if a not in ACTIVE_WITH_IDS) | {AB_PUPPETRY}
+MAX_DATA_INT = 1000000
+CARD_LIMITS = (("ap", 20), ("item_slots", 8), ("bonus_ap", 10))
+_STOI = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+)")
+
+
+def _bad_data(where, problem):
+    return ValueError(f"imperial_harvest data {where}: {problem}")
+
+
+def _data_get(d, key, where):
+    if not isinstance(d, dict):
+        raise _bad_data(where, "expected an object")
+    if key not in d:
+        raise _bad_data(where, f"missing '{key}'")
+    return d[key]
+
+
+def _data_int(value, where):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _bad_data(where, "expected an int")
+    if not -MAX_DATA_INT <= value <= MAX_DATA_INT:
+        raise _bad_data(where, "int out of range")
+    return int(value)
+
+
+def _data_str(value, where):
+    if not isinstance(value, str):
+        raise _bad_data(where, "expected a string")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _bad_data(where, "expected a string") from None
+    return value
+
+
+def _data_list(value, where, length=None):
+    if not isinstance(value, (list, tuple)):
+        raise _bad_data(where, "expected a list")
+    if length is not None and len(value) != length:
+        raise _bad_data(where, f"expected {length} items")
+    return list(value)
+
+
+def _stoi(text):
+    """C++ std::stoi: leading white space, a sign, digits, anything after; ValueError if no digit
+    or outside int."""
+    m = _STOI.match(text)
+    if not m:
+        raise ValueError(text)
+    value = int(m.group(1))
+    if not -2 ** 31 <= value < 2 ** 31:
+        raise ValueError(text)
+    return value
+
+
+def _is_range_text(text):
+    """An "N-M" ap as the engine reads it: a digit first, a dash after it."""
+    return text.find("-") > 0 and text[0] in "0123456789"
+
+
+def _read_ability(spec, where):
+    """The engine's reading of one ability entry: (ap, per_activation, uses_per_game, number)."""
+    if not isinstance(spec, dict):
+        raise _bad_data(where, "expected an object")
+    ap = per_activation = uses = number = 0
+    if "ap" in spec:
+        if isinstance(spec["ap"], str):
+            text = _data_str(spec["ap"], where + ".ap")
+            if _is_range_text(text):
+                dash = text.find("-")
+                try:
+                    ap, per_activation = _stoi(text[:dash]), _stoi(text[dash + 1:])
+                except ValueError:
+                    raise _bad_data(where, f"cannot read ap '{text}'") from None
+        else:
+            ap = _data_int(spec["ap"], where + ".ap")
+    if "per_activation" in spec:
+        per_activation = _data_int(spec["per_activation"], where + ".per_activation")
+    if "uses_per_game" in spec:
+        uses = _data_int(spec["uses_per_game"], where + ".uses_per_game")
+    for key in _PARAM_KEYS:
+        if key in spec:
+            number = _data_int(spec[key], f"{where}.{key}")
+    return ap, per_activation, uses, number
+
+
+def _ability_sides(entry, where):
+    """The basic entry of an ability and its advanced one (the basic keys overridden)."""
+    sides = [entry]
+    if "advanced" in entry:
+        if not isinstance(entry["advanced"], dict):
+            raise _bad_data(where + ".advanced", "expected an object")
+        sides.append(dict(entry, **entry["advanced"]))
+    else:
+        sides.append(entry)
+    return sides
+
+
+def _check_ability_as_read(name, spec):
+    """Where the engine and the reference would read an ability differently: refused."""
+    def problem(text):
+        return ValueError(f"character table: ability {name!r}: {text}")
+
+    for flag in ("attack", "passive"):
+        if flag in spec and not isinstance(spec[flag], bool):
+            raise problem(f"{flag} must be true or false, got {spec[flag]!r}")
+    ap = spec.get("ap", 0)
+    if isinstance(ap, str):
+        if name == AB_COMPEL:
+            if not re.fullmatch(r"[0-9]+-[0-9]+", ap) or _last_number(ap) > MAX_COMPULSIONS:
+                raise problem(f"ap must be the text 'N-M' (N AP per step, at most M <= "
+                              f"{MAX_COMPULSIONS} steps per activation: a state stores no more), "
+                              f"got {ap!r}")
+        elif _is_range_text(ap):
+            raise problem(f"an ap 'N-M' is compulsion's form only; expected an int 0..20, got {ap!r}")
+        elif name not in _NO_COST:
+            raise problem(f"ap must be an int 0..20 (its AP cost), got {ap!r}")
+    elif name == AB_COMPEL:
+        raise problem(f"ap must be the text 'N-M' (N AP per step, at most M steps per activation), "
+                      f"got {ap!r}")
+    per_activation = spec.get("per_activation")
+    if name in ONCE_PER_ACTIVATION:
+        if per_activation != 1 or isinstance(per_activation, bool):
+            raise problem(f"per_activation must be 1 (once per activation), got {per_activation!r}")
+    elif name == AB_COMPEL:
+        if per_activation is not None and per_activation != _last_number(ap):
+            raise problem(f"per_activation must be left out (the M of ap 'N-M' is the limit), "
+                          f"got {per_activation!r}")
+    elif per_activation not in (None, 0) or isinstance(per_activation, bool):
+        raise problem(f"per_activation must be left out or 0 (no limit per activation), "
+                      f"got {per_activation!r}")
+    uses = spec.get("uses_per_game")
+    if name in PER_GAME_ABILITIES:
+        if isinstance(uses, bool) or not isinstance(uses, int) or not 1 <= uses <= 200:
+            raise problem(f"uses_per_game must be an int 1..200, got {uses!r}")
+    elif uses not in (None, 0) or isinstance(uses, bool):
+        raise problem(f"uses_per_game must be left out or 0 (only plant and chop have uses per "
+                      f"game), got {uses!r}")
+    own = _PARAM_OF.get(name)
+    if own is not None:
+        if own not in spec:
+            raise problem(f"missing its number {own!r} (an int 0..20)")
+        others = [k for k in _PARAM_KEYS if k != own and k in spec]
+        if others:
+            raise problem(f"has {others[0]!r}; its only number is {own!r}")
+
+
+def _check_table(value, sides, teams):
+    """Checks a user's card table as the engine does (ValueError naming the problem), and what
+    the reference would read otherwise (see above). `sides`: (imperial, raiders)."""
     cards = value.get("characters")
     if not isinstance(cards, list) or not all(isinstance(c, dict) and isinstance(c.get("id"), str)
                                               for c in cards):
@@ -626,15 +782,153 @@ def _load_table(value):
                          + (f"; unknown {', '.join(extra)}" if extra else ""))
     if not isinstance(value.get("abilities"), dict):
         raise ValueError("character table: 'abilities' must be an object of ability numbers")
-    shipped = _data("characters.json")
+    # The engine's reading (read_characters): defaults, abilities, cards, first-game teams.
+    defaults = _data_get(value, "defaults", "characters")
+    default_numbers = {
+        "ap": _data_int(_data_get(defaults, "ap", "characters.defaults"), "characters.defaults.ap"),
+        "item_slots": _data_int(_data_get(defaults, "item_slots", "characters.defaults"),
+                                "characters.defaults.item_slots"),
+        "bonus_ap": _data_int(_data_get(_data_get(defaults, "strawberry", "characters.defaults"),
+                                        "bonus_ap", "characters.defaults.strawberry"),
+                              "characters.defaults.strawberry.bonus_ap")}
+    abilities = _data_get(value, "abilities", "characters")
+    read = {}
+    for name in ABILITY_NAMES:
+        where = f"characters.abilities.{name}"
+        entry = _data_get(abilities, name, "characters.abilities")
+        basic = _read_ability(entry, where)
+        advanced = _read_ability(_ability_sides(entry, where)[1], where + ".advanced")
+        read[name] = (basic, advanced)
+    numbers = {}
+    for card in cards:
+        cw = f"character '{card['id']}'"
+        for key in ("name", "faction", "archetype"):
+            _data_str(_data_get(card, key, cw), f"{cw}.{key}")
+        basic = dict(default_numbers)
+        for key in ("ap", "item_slots"):
+            if key in card:
+                basic[key] = _data_int(card[key], f"{cw}.{key}")
+        if "strawberry" in card:
+            basic["bonus_ap"] = _data_int(_data_get(card["strawberry"], "bonus_ap", cw + ".strawberry"),
+                                          cw + ".strawberry.bonus_ap")
+        advanced = dict(basic)
+        if "advanced" in card:
+            adv = card["advanced"]
+            if not isinstance(adv, dict):
+                raise _bad_data(cw + ".advanced", "expected an object")
+            for key in ("ap", "item_slots"):
+                if key in adv:
+                    advanced[key] = _data_int(adv[key], f"{cw}.advanced.{key}")
+            if "strawberry" in adv:
+                advanced["bonus_ap"] = _data_int(
+                    _data_get(adv["strawberry"], "bonus_ap", cw + ".advanced.strawberry"),
+                    cw + ".advanced.strawberry.bonus_ap")
+        for name in _data_list(_data_get(card, "abilities", cw), cw + ".abilities"):
+            _data_str(name, cw + ".abilities")
+        numbers[card["id"]] = (basic, advanced)
+    first = _data_get(value, "first_game_teams", "characters")
+    first_teams = []
+    for key in TEAM_KEYS:
+        where = f"characters.first_game_teams.{key}"
+        listed = _data_list(_data_get(first, key, "characters.first_game_teams"), where, 3)
+        first_teams.append([_data_str(i, where) for i in listed])
+    # The engine's checks of what it read (the Game constructor).
+    for side in (0, 1):
+        for name in ABILITY_NAMES:
+            ap, per_activation, uses, number = read[name][side]
+            if not (0 <= ap <= 20 and 0 <= per_activation <= 20 and 0 <= number <= 20):
+                raise ValueError(f"ability '{name}': ap, per_activation and its number must be in "
+                                 "0..20")
+            if not 0 <= uses <= 200:
+                raise ValueError(f"ability '{name}': uses_per_game must be in 0..200")
+    entries = {c["id"]: c for c in cards}
+    for card in cards:
+        ident = card["id"]
+        for team in (IMPERIAL, RAIDERS):
+            basic, advanced = numbers[ident]
+            for key, high in CARD_LIMITS:  # the engine: a negative advanced number is the basic one
+                number = advanced[key] if sides[team] == "advanced" and advanced[key] >= 0 else basic[key]
+                if not 0 <= number <= high:
+                    raise ValueError(f"character '{ident}': {key} must be in 0..{high}")
+            side = 1 if sides[team] == "advanced" else 0
+            if not _short_name(card["name"]):
+                raise ValueError(f"character '{ident}' has no name")
+            limited = 0
+            for name in card["abilities"]:
+                if name not in ABILITY_NAMES:
+                    raise ValueError(f"character '{ident}': unknown ability '{name}'")
+                if read[name][side][2] > 0:
+                    if limited:
+                        raise ValueError(f"character '{ident}' has two per-game limited abilities")
+                    limited += 1
+    for name in ABILITY_NAMES:
+        if name in ACTIVE_WITH_IDS and sum(name in c["abilities"] for c in cards) > 1:
+            raise ValueError(f"ability '{name}' belongs to two cards")
+    if teams == "first_game":
+        for t in range(NUM_CHARACTERS):
+            ident = first_teams[t // TEAM_SIZE][t % TEAM_SIZE]
+            if ident not in entries:
+                raise ValueError(f"unknown character '{ident}' in the teams")
+        flat = first_teams[0] + first_teams[1]
+        for t in range(NUM_CHARACTERS):
+            for u in range(t):
+                if flat[u] == flat[t]:
+                    raise ValueError(f"character '{flat[t]}' is in the teams twice")
+                if (t // TEAM_SIZE == u // TEAM_SIZE
+                        and entries[flat[u]]["archetype"] == entries[flat[t]]["archetype"]):
+                    raise ValueError(f"characters '{flat[u]}' and '{flat[t]}' of one team share the "
+                                     f"archetype '{entries[flat[t]]['archetype']}'")
+    # What the reference would read otherwise than the engine: refused (see above).
+    # Point of Order's VP and the sentries are the Regent card's (both implementations key them on
+    # the card id): those abilities stay on the Regent.
+    if AB_POINT_OF_ORDER not in entries["regent"]["abilities"]:
+        raise ValueError("character table: the regent card must have point_of_order (the Regent's VP)")
+    for card in cards:
+        for name in (AB_POINT_OF_ORDER, AB_SENTRY):
+            if card["id"] != "regent" and name in card["abilities"]:
+                raise ValueError(f"character table: character {card['id']!r}: {name} is the "
+                                 "regent's ability only")
+    for name in ABILITY_NAMES:
+        entry = abilities[name]
+        for spec in _ability_sides(entry, f"characters.abilities.{name}"):
+            _check_ability_as_read(name, spec)
+    for card in cards:
+        for side in (0, 1):
+            for key, high in CARD_LIMITS:
+                if not 0 <= numbers[card["id"]][side][key] <= high:
+                    raise ValueError(f"character table: character {card['id']!r}: "
+                                     f"{'advanced ' if side else ''}{key} must be in 0..{high} "
+                                     "(on both sides, whichever side plays)")
+
+
+def _short_name(name):
+    """The engine's short name of a card: its name after the last space, ASCII lower case."""
+    word = name[name.rfind(" ") + 1:]
+    return "".join(ch.lower() if "A" <= ch <= "Z" else ch for ch in word)
+
+
+def _load_table(value, sides, teams):
+    """(the `characters` parameter as parameters() reports it, the table the game reads)."""
+    if value is None or (isinstance(value, str)
+                         and value.strip().lower() in ("", "none", "null", "default")):
+        return None, _data("characters.json")
+    if isinstance(value, (str, bytes)) or hasattr(value, "__fspath__"):
+        path = os.fspath(value)
+        try:
+            with open(path, encoding="utf-8") as f:
+                value = json.load(f)
+        except OSError as e:
+            raise ValueError(f"cannot read the character table {path!r}: {e.strerror}") from None
+        except json.JSONDecodeError as e:
+            raise ValueError(f"the character table {path!r} is not JSON: {e}") from None
+    if not isinstance(value, dict):
+        raise ValueError("parameter characters of imperial_harvest must be None, a dict with the "
+                         "schema of characters.json or a path to such a file, got "
+                         f"{type(value).__name__}")
+    value = copy.deepcopy(value)  # the game's own: later changes of the caller's dict change nothing
+    _check_table(value, sides, teams)
     table = dict(value)
-    # Missing structural parts (names, archetypes, abilities, defaults) come from the shipped file.
-    table.setdefault("defaults", shipped["defaults"])
-    table.setdefault("first_game_teams", shipped["first_game_teams"])
-    shipped_cards = {c["id"]: c for c in shipped["characters"]}
-    table["characters"] = [dict(shipped_cards[c["id"]], **c) for c in cards]
-    table["abilities"] = {name: value["abilities"].get(name, spec)
-                          for name, spec in shipped["abilities"].items()}
+    table["abilities"] = {name: value["abilities"][name] for name in ABILITY_NAMES}
     return value, table
 
 
@@ -642,6 +936,9 @@ class ImperialHarvestGame:
     """The game and its parameters (part 2 "Parameters and construction")."""
 
     name = "imperial_harvest"
+    # Parameters whose values are text; a document holds any other one as its value (_document):
+    # `characters` is a dict there, never a path to open.
+    _TEXT_PARAMETERS = ("board", "sides", "teams", "setup")
 
     def __init__(self, **params):
         unknown = sorted(set(params) - set(DEFAULT_PARAMETERS))
@@ -663,7 +960,9 @@ class ImperialHarvestGame:
         if not (isinstance(values["setup"], str) and values["setup"] in SETUP_CHOICES):
             raise ValueError(f"parameter setup must be one of {', '.join(map(repr, SETUP_CHOICES))},"
                              f" got {values['setup']!r}")
-        values["characters"], self.table = _load_table(values["characters"])
+        teams = values["teams"]
+        teams = teams.strip().lower().replace(" ", "") if isinstance(teams, str) else None
+        values["characters"], self.table = _load_table(values["characters"], self.sides, teams)
         values["teams"], self.team_ids = self._parse_teams(values["teams"])
         self._params = values
         self.draft = values["teams"] == "draft"
@@ -725,7 +1024,9 @@ class ImperialHarvestGame:
             f"{k}={v!r}" for k, v in self._params.items() if k != "characters") + ")"
 
     def parameters(self):
-        return dict(self._params)
+        params = dict(self._params)
+        params["characters"] = copy.deepcopy(params["characters"])  # the caller's copy
+        return params
 
     def num_players(self):
         return 2
@@ -748,11 +1049,10 @@ class ImperialHarvestGame:
     def new_initial_state(self, seed=None):
         """The start: the draft, the interactive setup, or point 5's fixed setup. The seed only
         matters with board="random" and no board_seed: it draws the game's board (D37)."""
-        if seed is not None and (_as_int(seed) is None or _as_int(seed) < 0):
-            raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
+        seed = _document.check_seed(seed)  # as the engine: 0..2**64-1 (None: 0)
         board = self.board
         if self.random_boards:
-            board = _random_board(0 if seed is None else _as_int(seed))
+            board = _random_board(seed)
         s = ImperialHarvestState(self)
         s._hedges = set(board.hedges)
         s._tiles = None if board.tiles is None else {k: list(v) for k, v in board.tiles.items()}
@@ -984,7 +1284,9 @@ class ImperialHarvestState:
         return self._move_number
 
     def vp(self, team):
-        """Points 33, 58: plucked + carried + 2 x deposited + the Regent's remaining VP."""
+        """Points 33, 58: plucked + carried + 2 x deposited + the Regent's remaining VP. `team` is
+        0 or 1 (TypeError for a value that is not an int, ValueError out of range, as the engine)."""
+        team = _document.check_player(team, 2, "team")
         carried = sum(self._carried[t] for t in range(team * TEAM_SIZE, (team + 1) * TEAM_SIZE))
         return self._plucked[team] + carried + 2 * self._deposited[team] + self._regent_vp[team]
 
@@ -998,9 +1300,7 @@ class ImperialHarvestState:
 
     def reseed(self, seed):
         """The protocol's reseed: this game has no chance, so it only checks `seed`."""
-        value = _as_int(seed)
-        if value is None or not 0 <= value < 2 ** 64:
-            raise ValueError(f"seed must be an integer in 0..2**64-1, got {seed!r}")
+        _document.check_reseed(seed)
 
     def clone(self):
         other = ImperialHarvestState.__new__(ImperialHarvestState)
@@ -1022,6 +1322,12 @@ class ImperialHarvestState:
         other = self.clone()
         other.apply_action(action)
         return other
+
+    # copy.copy and copy.deepcopy give an independent state (the game, immutable, is shared).
+    __copy__ = clone
+
+    def __deepcopy__(self, memo):
+        return self.clone()
 
     # ----------------------------------------------------------------- geometry (points 9-15)
 
@@ -2593,6 +2899,8 @@ def _state_from_dict(game, d):
                      "uses_left null, wolf_form false")
             continue
         s._carried[t] = integer(entry["strawberries"], f"{what} strawberries", 0, card.item_slots)
+        if s._cell[t] is None and s._carried[t]:
+            fail(f"{what} is off the board but carries strawberries")
         if card.uses is None:
             if entry["uses_left"] is not None:
                 fail(f"{what} uses_left must be null, got {entry['uses_left']!r}")
@@ -2631,6 +2939,8 @@ def _state_from_dict(game, d):
     s._deposited = [integer(v, f"deposited[{i}]", 0, TOTAL_STRAWBERRIES)
                     for i, v in enumerate(d["deposited"])]
     held = sum(s._carried) + sum(s._deposited)
+    if sum(s._plucked) > TOTAL_STRAWBERRIES:
+        fail(f"more strawberries plucked than the game has ({TOTAL_STRAWBERRIES})")
     if held > sum(s._plucked):
         fail("more strawberries carried and deposited than plucked")
     if len(s._strawberries) + held > TOTAL_STRAWBERRIES:
@@ -2651,8 +2961,7 @@ def _state_from_dict(game, d):
     s._active = token(d["active"], "active")
     s._queue = tokens(d["respawn_queue"], "respawn_queue")
     if d["resume_phase"] is not None:
-        s._resume = choice(d["resume_phase"], "resume_phase", ("rest", "pick", "act", "hydra",
-                                                                "puppet"))
+        s._resume = choice(d["resume_phase"], "resume_phase", ("rest", "pick", "act", "hydra"))
     s._move_number = integer(d["move_number"], "move_number", 0, MAX_STORED_MOVE_NUMBER)
 
     a = d["activation"]
@@ -2661,8 +2970,7 @@ def _state_from_dict(game, d):
     act.ap = integer(a["ap"], "activation ap", 0, MAX_STORED_AP)
     for name in _FLAGS + ("bonus",) + _FLAGS2:
         setattr(act, name, boolean(a.get(name, False), f"activation {name}"))
-    act.compulsions = integer(a["compulsions"], "activation compulsions", 0,
-                              max(_last_number(game.spec(team, AB_COMPEL)["ap"]) for team in (0, 1)))
+    act.compulsions = integer(a["compulsions"], "activation compulsions", 0, MAX_COMPULSIONS)
     act.compel_target = token(a["compel_target"], "activation compel_target", high=NUM_TOKENS - 1)
     act.ballad = tokens(a["ballad"], "activation ballad")
     act.war_cry = tokens(a["war_cry"], "activation war_cry")
@@ -2690,11 +2998,26 @@ def _state_from_dict(game, d):
             fail(f"phase {phase} has no resting, done, active, queue or turn history")
         if phase == "draft" and len(picked) != s._setup_step:
             fail("during the draft, setup_step counts the characters drafted")
+        if phase == "draft" and any(s._ids[DRAFT_ORDER[i] * TEAM_SIZE + i // 2] is None
+                                    for i in range(s._setup_step)):
+            fail("during the draft, characters are drafted in the draft order (I, R, I, R, I, R)")
         if phase == "placement":
             placed = [t for t in PLACE_ORDER[:s._setup_step]]
-            for t in range(NUM_CHARACTERS):
+            for t in range(NUM_TOKENS):
                 if (s._cell[t] is not None) != (t in placed):
                     fail("during placement exactly the tokens placed so far are on the board")
+            for t in placed:
+                corner = s._camps.get(f"{TEAM_KEYS[t // TEAM_SIZE]}_character")
+                if corner is None or s._cell[t] not in corner_cells(corner) \
+                        or s._cell[t] == insignia_cell(corner):
+                    fail(f"token {t} is placed on a cell of its character camp other than the "
+                         "insignia")
+            if game.interactive:
+                elbows = sorted(cell_of(*ELBOW_OF_CORNER[s._camps[kind]])
+                                for kind in ("imperial_strawberry", "raiders_strawberry")
+                                if kind in s._camps)
+                if s._hydras != elbows:
+                    fail("during placement the hydras are on the elbows nearest the strawberry camps")
         elif any(s._cell[t] is not None for t in range(NUM_TOKENS)):
             fail(f"no token is on the board in phase {phase}")
         if phase in ("bridges", "camps") or (phase == "draft" and game.interactive):
@@ -2704,6 +3027,21 @@ def _state_from_dict(game, d):
             fail("bridges phase: setup_step bridges, no camps")
         if phase == "camps" and (len(s._camps) != s._setup_step or len(s._bridges) != 4):
             fail("camps phase: setup_step camps placed after the 4 bridges")
+        if game.interactive and phase == "draft" and (s._bridges or s._camps):
+            fail("with setup='interactive' bridges and camps come after the draft")
+        if not (game.interactive and phase in ("draft", "bridges", "camps")) and len(s._camps) != 4:
+            fail("all four camps are placed from the placement on (with setup='fixed', always)")
+        for t in range(NUM_CHARACTERS):
+            if s._cell[t] is None and s._facing[t] != 0:
+                fail(f"phase {phase}: token {t} is off the board with a facing other than n")
+        # Nothing of play happens before the setup ends.
+        if (any(s._plucked) or any(s._deposited) or any(s._carried) or any(s._wolf)
+                or s._planted or s._chopped):
+            fail(f"phase {phase}: nothing is plucked, carried, deposited, planted or chopped and "
+                 "no Wolf Form is on before the setup ends")
+        for team in (IMPERIAL, RAIDERS):
+            if team == regent_team and s._regent_vp[team] != game.spec(team, AB_POINT_OF_ORDER)["vp"]:
+                fail(f"phase {phase}: the Regent's VP (regent_vp) are full before play")
     else:
         if s._setup_step != 0:
             fail("setup_step is 0 outside the setup phases")
@@ -2746,6 +3084,8 @@ def _state_from_dict(game, d):
                 fail("phase pick has no active token and at most one done token")
             if base_phase == "hydra" and (s._active is not None or not s._done):
                 fail("phase hydra has no active token and a done (forfeited) token")
+            if base_phase == "hydra" and not s._hydra_actions():
+                fail("phase hydra: a hydra can step")
             if base_phase in ("act", "puppet") and (
                     s._active is None or s._active not in team_tokens or s._active == s._resting
                     or s._active in s._done or len(s._done) > 1):
@@ -2770,6 +3110,13 @@ def _state_from_dict(game, d):
                     fail(f"activation {flag} is set but no character has {ability}")
             if act.compulsions and AB_COMPEL not in present:
                 fail("activation compulsions > 0 but no character has compulsion")
+            compeller = next((t for t in range(NUM_CHARACTERS) if s._has(t, AB_COMPEL)), 0)
+            if act.compulsions > _last_number(s._spec(compeller, AB_COMPEL)["ap"]):
+                fail("activation compulsions exceed compulsion's limit per activation")
+            if act.retriever_used and not s._has(me, AB_RETRIEVER):
+                fail("activation retriever_used is set only while a Hound acts")
+            if act.charged and not act.charge_used:
+                fail("activation charged is set only after a charge")
             if act.compel_target is not None and act.compel_target == me and \
                     AB_PUPPETRY not in present:
                 fail("activation compel_target must be another character than the active one")
@@ -2787,7 +3134,9 @@ def _state_from_dict(game, d):
         for t in range(NUM_CHARACTERS):
             if (s._cell[t] is None) != (t in s._queue) and not terminal:
                 fail(f"token {t} must be off the board exactly when it awaits respawn")
-        for t in range(NUM_TOKENS):
+        # Passes run after every action, but not once the game is over (R14): a Wolf Form that the
+        # final `end` cleared can leave the character next to a hydra.
+        for t in range(NUM_TOKENS if not terminal else 0):
             if (s._cell[t] is not None and not s._on_own_camp(t)
                     and not (t < NUM_CHARACTERS and s._wolf[t])
                     and any(h is not None and manhattan(h, s._cell[t]) == 1 for h in s._hydras)):
