@@ -344,6 +344,7 @@ std::string Game::check_consistency(const State& s) const {
     int placed = 0;
     for (int k = 0; k < kCampKinds; ++k) placed += s.camp[k] != kNone;
     if (s.setup_step > 3 || placed != s.setup_step) return "camps: setup_step must count the camps";
+    if (s.bridges.count() != 4) return "camps: the camps come after the 4 bridges";
     for (int i = 0; i < s.setup_step; ++i) (void)i;
   }
   if (!setup && s.setup_step) return "setup_step is 0 after the setup";
@@ -475,6 +476,9 @@ std::string Game::check_consistency(const State& s) const {
     if (a.compulsions > rules(s, Ability::kCompulsion).per_activation) return "too many compulsions";
     if ((a.compulsions == 0) != (a.compel_target == kNone)) return "compel_target is set exactly after a compulsion";
     if (a.compel_target != kNone && a.compel_target >= kTokens) return "compel_target must be a token";
+    // Only a Puppeteer's puppet (a Sorceress forced to compel) can be her own compel target.
+    if (a.compel_target == t && !(known & ability_bit(Ability::kArcanePuppetry)))
+      return "compel_target must be another character than the active one";
     if (a.charged && !(a.used & ability_bit(Ability::kCharge))) return "charged only after a charge";
     for (int b = 0; b < kTokens; ++b) {
       const bool ballad = (a.ballad >> b) & 1, war_cry = (a.war_cry >> b) & 1;

@@ -162,6 +162,97 @@ def _shipped_abilities() -> dict:
     return data("characters")["abilities"]
 
 
+# The rules a user card table keeps (docs/rules/imperial-harvest.md, the `characters` parameter):
+# the C++ reads some entries otherwise than the rules (and the reference) would, so those are refused.
+_ONCE_PER_ACTIVATION = frozenset(("grapple", "dragon_pounce", "throwing_axe", "charm", "slither", "charge",
+                                  "alluring_gaze", "command", "sentry", "sprint", "retriever"))  # *_used flags
+_PER_GAME = ("plant", "chop")  # the card's uses_left
+_OWN_NUMBER = {"point_of_order": "vp", "petrifying_gaze": "ap_loss", "sentry": "max_on_board",
+               "horns": "ap_when_charging"}
+_MAX_COMPULSIONS = 3  # kMaxCompulsions: the most compulsions a state stores
+_CARD_LIMITS = (("ap", 20), ("item_slots", 8), ("bonus_ap", 10))
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_ability_entry(name: str, spec: dict, side: str) -> None:
+    """One side of an ability's entry (the advanced side: the basic keys overridden)."""
+    def bad(text: str) -> ValueError:
+        return ValueError(f"character table: ability {name!r}{' (advanced)' if side == 'advanced' else ''}: {text}")
+
+    for flag in ("attack", "passive"):
+        if flag in spec and not isinstance(spec[flag], bool):
+            raise bad(f"{flag} must be true or false, got {spec[flag]!r}")
+    ap = spec.get("ap", 0)
+    limit = None  # compulsion's M
+    if name == "compulsion":
+        parts = ap.split("-") if isinstance(ap, str) else []
+        if len(parts) != 2 or not all(p.isascii() and p.isdigit() for p in parts) \
+                or int(parts[1]) > _MAX_COMPULSIONS:
+            raise bad(f"ap must be the text 'N-M' (N AP a step, at most M <= {_MAX_COMPULSIONS} steps an "
+                      f"activation, as a state stores no more), got {ap!r}")
+        limit = int(parts[1])
+    elif isinstance(ap, str):
+        if ap[:1] in tuple("0123456789") and "-" in ap:
+            raise bad(f"an ap 'N-M' is compulsion's form only; expected an int 0..20, got {ap!r}")
+        if action_word(name) is not None and name != "arcane_puppetry":
+            raise bad(f"ap must be an int 0..20 (its AP cost), got {ap!r}")
+    per = spec.get("per_activation")
+    if name in _ONCE_PER_ACTIVATION:
+        if not _is_int(per) or per != 1:
+            raise bad(f"per_activation must be 1 (once per activation), got {per!r}")
+    elif name == "compulsion":
+        if per is not None and (not _is_int(per) or per != limit):
+            raise bad(f"per_activation must be left out (the M of ap 'N-M' is the limit), got {per!r}")
+    elif per is not None and (not _is_int(per) or per != 0):
+        raise bad(f"per_activation must be left out or 0 (no limit an activation), got {per!r}")
+    uses = spec.get("uses_per_game")
+    if name in _PER_GAME:
+        if not (isinstance(uses, int) and not isinstance(uses, bool) and 1 <= uses <= 200):
+            raise bad(f"uses_per_game must be an int 1..200, got {uses!r}")
+    elif uses is not None and (not _is_int(uses) or uses != 0):
+        raise bad(f"uses_per_game must be left out or 0 (only plant and chop have uses a game), got {uses!r}")
+    own = _OWN_NUMBER.get(name)
+    if own is not None and own not in spec:
+        raise bad(f"missing its number {own!r} (an int 0..20)")
+    foreign = [k for k in _OWN_NUMBER.values() if k != own and k in spec]
+    if foreign:
+        raise bad(f"has {foreign[0]!r}; " + (f"its only number is {own!r}" if own else "it has no number"))
+
+
+def _check_character_rules(table: dict) -> None:
+    """What the C++ reads otherwise than the rules: refused (run after the C++ has read the table,
+    so every entry read here has its type). Both card sides are checked, whichever side plays."""
+    abilities = table["abilities"]
+    for name, entry in abilities.items():
+        if name not in _shipped_abilities():
+            continue
+        _check_ability_entry(name, entry, "basic")
+        if "advanced" in entry:
+            _check_ability_entry(name, {**entry, **entry["advanced"]}, "advanced")
+    cards = {c["id"]: c for c in table["characters"]}
+    if "point_of_order" not in cards["regent"]["abilities"]:
+        raise ValueError("character table: the regent card must have point_of_order (the Regent's VP)")
+    for ident, card in cards.items():
+        for name in ("point_of_order", "sentry"):
+            if ident != "regent" and name in card["abilities"]:
+                raise ValueError(f"character table: character {ident!r}: {name} is the regent's ability only")
+    defaults = table["defaults"]
+    for ident, card in cards.items():
+        basic = {"ap": card.get("ap", defaults["ap"]), "item_slots": card.get("item_slots", defaults["item_slots"]),
+                 "bonus_ap": card.get("strawberry", defaults["strawberry"])["bonus_ap"]}
+        adv = card.get("advanced", {})
+        advanced = {"ap": adv.get("ap", basic["ap"]), "item_slots": adv.get("item_slots", basic["item_slots"]),
+                    "bonus_ap": adv["strawberry"]["bonus_ap"] if "strawberry" in adv else basic["bonus_ap"]}
+        for side, numbers in (("", basic), ("advanced ", advanced)):
+            for key, high in _CARD_LIMITS:
+                if not 0 <= numbers[key] <= high:
+                    raise ValueError(f"character table: character {ident!r}: {side}{key} must be in 0..{high} "
+                                     "(on both sides, whichever side plays)")
+
+
 def _teams_argument(teams: str, table: dict):
     """The C++ form of `teams`, checked against the card table (ids known, distinct, archetypes
     distinct within a team); ValueError names the clash."""
@@ -172,6 +263,8 @@ def _teams_argument(teams: str, table: dict):
     for i in lists[0] + lists[1]:
         if i not in cards:
             raise ValueError(f"teams: unknown character {i!r}; known: {', '.join(cards)}")
+        if not isinstance(cards[i].get("archetype"), str):
+            raise ValueError(f"character table: character {i!r}: 'archetype' must be a string")
     # A character chosen more than once is named as such (before its archetype clashes with itself).
     flat = lists[0] + lists[1]
     repeated: dict[int, list[str]] = {}
@@ -205,10 +298,13 @@ def _make(**params):
     elif board == "random":  # D37: every game draws its own board from its seed, in C++
         board, random_boards = "standard", True
     table = params["characters"] if params["characters"] is not None else data("characters")
-    return _core.ImperialHarvestGame(board=board, boards=boards, tiles=data("tiles"), characters=table,
+    game = _core.ImperialHarvestGame(board=board, boards=boards, tiles=data("tiles"), characters=table,
                                      teams=_teams_argument(params["teams"], table),
                                      sides=_team_sides(params["sides"]), setup=params["setup"],
                                      parameters=dict(params), random_boards=random_boards)
+    if params["characters"] is not None:
+        _check_character_rules(table)
+    return game
 
 
 # The action word of each active ability whose word is not its own name (docs/rules/
