@@ -41,16 +41,17 @@ signature accepts that, else ``FirstMove(seed=seed)``, else ``FirstMove()``.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import random
 import re
 import signal
 from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -491,30 +492,47 @@ def play_games(match: Match, indices: Iterable[int], workers: int = 1) -> Iterat
     if workers <= 1:
         yield from map(match.play, indices)
         return
-    remaining = iter(indices)
-    pending: deque[tuple[int, Future]] = deque()
-    with ProcessPoolExecutor(workers, initializer=_ignore_interrupts) as executor:
+    def died(first: int, last: int, error: BaseException) -> WorkerDied:
+        return WorkerDied(first, last)
 
-        def submit() -> None:
-            for index in remaining:
-                pending.append((index, executor.submit(match.play, index)))
-                return
+    # The results closed before the pool: a run stopped early cancels its queued games.
+    with ProcessPoolExecutor(workers, initializer=_ignore_interrupts) as executor, \
+            contextlib.closing(results_in_order(executor, match.play, indices, 4 * workers, died)) as results:
+        for _, record in results:
+            yield record
 
-        try:
-            for _ in range(4 * workers):
-                submit()
-            while pending:
-                index, future = pending[0]
-                try:
-                    record = future.result()
-                except BrokenProcessPool:
-                    raise WorkerDied(index, pending[-1][0]) from None
-                pending.popleft()
-                submit()
-                yield record
-        finally:
-            for _, future in pending:
-                future.cancel()
+
+def results_in_order(executor: Executor, call: Callable[[Any], Any], items: Iterable[Any], ahead: int,
+                     died: Callable[[Any, Any, BaseException], Exception],
+                     fatal: tuple[type[BaseException], ...] = (BrokenProcessPool,)
+                     ) -> Generator[tuple[Any, Any], None, None]:
+    """(item, call(item)) for `items` in their order, the calls run by `executor` with at most
+    `ahead` of them submitted at a time (items are taken as needed: a huge range is fine). A
+    `fatal` error of a call raises died(its item, the last item submitted, the error) instead (a
+    dead worker process: BrokenProcessPool); calls not yet taken are cancelled on the way out."""
+    remaining = iter(items)
+    pending: deque[tuple[Any, Future]] = deque()
+
+    def submit() -> None:
+        for item in remaining:
+            pending.append((item, executor.submit(call, item)))
+            return
+
+    try:
+        for _ in range(ahead):
+            submit()
+        while pending:
+            item, future = pending[0]
+            try:
+                result = future.result()
+            except fatal as error:
+                raise died(item, pending[-1][0], error) from None
+            pending.popleft()
+            submit()
+            yield item, result
+    finally:
+        for _, future in pending:
+            future.cancel()
 
 
 def _ignore_interrupts() -> None:

@@ -210,7 +210,7 @@ def _check_ability_entry(name: str, spec: dict, side: str) -> None:
         raise bad(f"per_activation must be left out or 0 (no limit an activation), got {per!r}")
     uses = spec.get("uses_per_game")
     if name in _PER_GAME:
-        if not (_is_int(uses) and 1 <= uses <= 200):
+        if not (isinstance(uses, int) and not isinstance(uses, bool) and 1 <= uses <= 200):  # narrows for mypy
             raise bad(f"uses_per_game must be an int 1..200, got {uses!r}")
     elif uses is not None and (not _is_int(uses) or uses != 0):
         raise bad(f"uses_per_game must be left out or 0 (only plant and chop have uses a game), got {uses!r}")

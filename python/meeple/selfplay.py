@@ -36,6 +36,7 @@ and imported only when asked for.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import multiprocessing
@@ -47,7 +48,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,7 +57,7 @@ from typing import IO, Any
 import numpy as np
 
 from . import _arguments
-from .bots import Match, WorkerDied, derive_seed, visit_shares
+from .bots import Match, WorkerDied, derive_seed, results_in_order, visit_shares
 from .serialization import RECORD_SCHEMA, Record
 
 __all__ = ["Game", "Summary", "Existing", "ResumeError", "RayUnavailable", "WorkerDied", "run", "play",
@@ -137,9 +138,9 @@ def _play_chunk(match: Match, start: int, stop: int, timing: bool) -> list[Game]
     return [play_one(match, i, timing) for i in range(start, stop)]
 
 
-def _play_chunk_in_worker(match: Match, start: int, stop: int, timing: bool) -> list[Game]:
+def _play_chunk_in_worker(match: Match, timing: bool, games: range) -> list[Game]:
     try:
-        return _play_chunk(match, start, stop, timing)
+        return _play_chunk(match, games.start, games.stop, timing)
     except (SystemExit, KeyboardInterrupt) as e:
         raise _BotEndedWorker(f"a bot raised {type(e).__name__}" + (f"({e})" if str(e) else "")) from None
 
@@ -202,33 +203,21 @@ def _play_processes(match: Match, indices: range, workers: int, timing: bool,
     executor = ProcessPoolExecutor(min(workers, -(-len(indices) // size)),
                                    mp_context=multiprocessing.get_context("spawn"),
                                    initializer=_init_worker, initargs=(os.getpid(),))
-    pending: deque[tuple[range, Future]] = deque()
     finished = False
 
-    def submit() -> None:
-        following = next(tasks, None)
-        if following is not None:
-            pending.append((following, executor.submit(_play_chunk_in_worker, match, following.start,
-                                                       following.stop, timing)))
+    def died(first: range, last: range, error: BaseException) -> WorkerDied:
+        if isinstance(error, _BotEndedWorker):  # the task that failed is known
+            return WorkerDied(first.start, first.stop - 1, str(error))
+        return WorkerDied(first.start, last.stop - 1)
 
+    results = results_in_order(executor, functools.partial(_play_chunk_in_worker, match, timing), tasks,
+                               8 * workers, died, (BrokenProcessPool, _BotEndedWorker))
     try:
-        for _ in range(8 * workers):  # queued ahead, results taken in order
-            submit()
-        while pending:
-            games_range, future = pending[0]
-            try:
-                games = future.result()
-            except BrokenProcessPool:
-                raise WorkerDied(games_range.start, pending[-1][0].stop - 1) from None
-            except _BotEndedWorker as e:
-                raise WorkerDied(games_range.start, games_range.stop - 1, str(e)) from None
-            pending.popleft()
-            submit()
+        for _, games in results:
             yield from games
         finished = True
     finally:
-        for _, future in pending:
-            future.cancel()
+        results.close()  # cancels the queued tasks
         if not finished:  # stop the games being played now: they would be thrown away
             for process in list((executor._processes or {}).values()):
                 with contextlib.suppress(Exception):
