@@ -137,6 +137,39 @@ def test_a_dying_worker_raises_worker_died_from_play_games(monkeypatch):
     assert [r.meta["index"] for r in play_games(match, range(6), workers=2)] == list(range(6))
 
 
+def test_a_pool_broken_between_results_raises_worker_died_on_submit():
+    """The pool can break after a result came back and before the next item is submitted (a
+    worker died meanwhile): submit itself raises BrokenProcessPool, which must become died(...)
+    like a failed result, naming the calls still waited for (seen under load: the raw
+    BrokenProcessPool escaped)."""
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    from meeple.bots import results_in_order
+
+    class BreaksAfterTwoResults:
+        """Runs calls at once; from the 5th submit on (two results taken) the pool is broken."""
+        def __init__(self):
+            self.submitted = []
+
+        def submit(self, call, item):
+            if len(self.submitted) == 4:
+                raise BrokenProcessPool("a child process terminated abruptly")
+            future = Future()
+            future.set_result(call(item))
+            self.submitted.append(future)
+            return future
+
+    def died(first, last, error):
+        return RuntimeError(f"died {first}..{last}: {type(error).__name__}")
+
+    executor = BreaksAfterTwoResults()
+    results = results_in_order(executor, lambda item: item * 10, range(100), 3, died)
+    assert next(results) == (0, 0)  # items 0, 1, 2 submitted; taking 0 submits 3
+    with pytest.raises(RuntimeError, match=r"^died 1\.\.4: BrokenProcessPool$"):
+        next(results)  # taking 1 submits 4: the pool is broken, 1..3 still waited for
+
+
 # --- 2. --out must be a regular file ---------------------------------------------------------
 
 def test_out_refuses_what_is_not_a_regular_file(tmp_path):

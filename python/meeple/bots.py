@@ -509,13 +509,19 @@ def results_in_order(executor: Executor, call: Callable[[Any], Any], items: Iter
     """(item, call(item)) for `items` in their order, the calls run by `executor` with at most
     `ahead` of them submitted at a time (items are taken as needed: a huge range is fine). A
     `fatal` error of a call raises died(its item, the last item submitted, the error) instead (a
-    dead worker process: BrokenProcessPool); calls not yet taken are cancelled on the way out."""
+    dead worker process: BrokenProcessPool); so does one raised by submitting an item (the pool
+    broke while an earlier call ran: died(the oldest call waited for, that item, the error)). Calls
+    not yet taken are cancelled on the way out."""
     remaining = iter(items)
     pending: deque[tuple[Any, Future]] = deque()
 
     def submit() -> None:
         for item in remaining:
-            pending.append((item, executor.submit(call, item)))
+            try:
+                future = executor.submit(call, item)
+            except fatal as error:
+                raise died(pending[0][0] if pending else item, item, error) from None
+            pending.append((item, future))
             return
 
     try:
@@ -527,8 +533,8 @@ def results_in_order(executor: Executor, call: Callable[[Any], Any], items: Iter
                 result = future.result()
             except fatal as error:
                 raise died(item, pending[-1][0], error) from None
+            submit()  # before the popleft: a broken pool then names this item first (not yielded)
             pending.popleft()
-            submit()
             yield item, result
     finally:
         for _, future in pending:
