@@ -295,6 +295,30 @@ def test_vector_game_rejects_bad_actions_in_large_batches(threads):
     assert [vec.state(i) for i in range(n)] != before
 
 
+@pytest.mark.parametrize("masks", [True, False])
+@pytest.mark.parametrize("name", GAMES)
+def test_vector_game_steps_random_actions_with_some_replaced(name, masks):
+    """The vector's own random actions with other legal actions put in a few slots (in either
+    thread's share), as int32, int64 and int16 arrays: each state steps as it would alone."""
+    game = meeple.load(name)
+    n = 300
+    vec = meeple.VectorGame(game, n, seed=8, threads=2, masks=masks)
+    rng = np.random.default_rng(1)
+    for step in range(12):
+        actions = vec.random_actions().astype((np.int32, np.int64, np.int16)[step % 3])
+        states = [vec.state(i) for i in range(n)]
+        for i in rng.choice(n, size=step % 4, replace=False):
+            actions[i] = rng.choice(states[i].legal_actions())
+        expected = []
+        for i, s in enumerate(states):
+            s.apply_action(int(actions[i]))
+            expected.append(s)
+        _, terminated = vec.step(actions)
+        for i, s in enumerate(expected):
+            if not terminated[i] and not s.is_chance_node():
+                assert vec.state(i) == s
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_vector_game_without_masks_plays_the_same_games(name):
     """masks=False (random rollouts): the masks stay 0, everything else is as with masks, and
