@@ -89,12 +89,13 @@ def test_vector_game(measure_plies, name, observations, size, threads):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("masks", [True, False], ids=["masks", "nomasks"])
+@pytest.mark.parametrize("masks", mbench.MASK_SETTINGS, ids=["masks", "packedmasks", "nomasks"])
 @pytest.mark.parametrize("name", GAMES)
 def test_vector_native_paired(benchmark, bench_settings, name, masks, threads):
     """The VectorGame target measured as alternating rounds of random_playouts and VectorGame
     n=1024 (observations=False): the median of the ratios of neighbouring rounds. With
-    masks=False: VectorGame as random rollouts use it (no target)."""
+    masks="packed": the masks as bits; masks=False: VectorGame as random rollouts use it (no target
+    for either)."""
     target, rounds = bench_settings
     game = _load(name)
     pair, ratios, n_vector = mbench.vector_native_pair(game, threads, target, masks)

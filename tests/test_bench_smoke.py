@@ -53,6 +53,11 @@ def test_quick_bench_prints_every_row():
             assert ("round_trip_ns_min" in paired.extra) == (threads > 1)
             if threads > 1:
                 assert 0 < paired.extra["round_trip_ns_min"] <= paired.extra["round_trip_ns_max"]
+        for threads in (1, 2):  # packed masks: no target
+            packed = results.measurements[f"{game}/{mbench.paired_key(threads, masks='packed')}"]
+            assert packed.extra["paired_ratio"] > 0 and "masks='packed'" in packed.label
+            assert (f"VectorGame n=1024 (observations=False, masks='packed': bits) / random_playouts, "
+                    f"{threads} thread{'s' * (threads > 1)}, alternating rounds") in text
         for threads in (1, 2):  # VectorGame as random rollouts use it: no target
             rollout = results.measurements[f"{game}/{mbench.paired_key(threads, masks=False)}"]
             assert rollout.extra["paired_ratio"] > 0 and "masks=False" in rollout.label

@@ -344,12 +344,54 @@ def test_vector_game_without_masks_plays_the_same_games(name):
     actions[7] = next(a for a in range(game.num_distinct_actions()) if not full.masks[7, a])
     with pytest.raises(ValueError, match="for state 7;"):
         bare.step(actions)
-    with pytest.raises(ValueError, match="masks must be True or False"):
-        meeple.VectorGame(game, 4, masks=1)
+    for bad in (1, "bits", "Packed", np.bool_(True), None):
+        with pytest.raises(ValueError, match="masks must be True, False or 'packed', got "):
+            meeple.VectorGame(game, 4, masks=bad)
     for _ in range(20):  # small arrays come from reused memory: still all 0
         small = meeple.VectorGame(game, 3, seed=1, observations=False, masks=False)
         small.step(small.random_actions())
         assert not small.observations.any() and not small.masks.any()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name, params", [("abacuachego", {}), ("harmonies", {"chance": "explicit", "players": 3}),
+                                          ("imperial_harvest", {})])
+def test_vector_game_packed_masks_are_the_masks_as_bits(name, params, threads):
+    """masks="packed": (n, ceil(actions / 8)) uint8, np.packbits of the byte masks with
+    bitorder="little", after every step, reset and set_state; everything else is as with byte masks
+    (the same games, random actions and checks)."""
+    game = meeple.load(name, **params)
+    actions_count = game.num_distinct_actions()
+    n = 300
+    full = meeple.VectorGame(game, n, seed=9, threads=threads, observations=False)
+    packed = meeple.VectorGame(game, n, seed=9, threads=threads, observations=False, masks="packed")
+    assert packed.masks.shape == (n, (actions_count + 7) // 8) and packed.masks.dtype == np.uint8
+
+    def agree():
+        assert np.array_equal(packed.masks, np.packbits(full.masks, axis=1, bitorder="little"))
+        assert np.array_equal(np.unpackbits(packed.masks, axis=1, count=actions_count, bitorder="little"),
+                              full.masks)
+        assert np.array_equal(packed.current_player, full.current_player)
+
+    agree()
+    for _ in range(40):
+        actions = full.random_actions()
+        assert np.array_equal(actions, packed.random_actions())
+        for a, b in zip(full.step(actions), packed.step(actions)):
+            assert np.array_equal(a, b)
+        agree()
+    position = _random_position(game, 4, 9)
+    for vec in (full, packed):
+        vec.set_state(n - 1, position)
+    agree()
+    actions = packed.random_actions()
+    actions[n - 1] = next(a for a in range(actions_count) if not full.masks[n - 1, a])
+    with pytest.raises(ValueError, match=f"for state {n - 1};"):
+        packed.step(actions)
+    agree()
+    for vec in (full, packed):
+        vec.reset(seed=2)
+    agree()
 
 
 VARIANTS_WITH_CHANCE = [("abacuachego", {}), ("harmonies", {}), ("harmonies", {"chance": "explicit", "players": 3}),

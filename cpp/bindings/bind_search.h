@@ -79,8 +79,9 @@ class VectorEnv {
  public:
   using State = typename G::State;
 
-  VectorEnv(std::shared_ptr<const G> game, int64_t n, uint64_t seed, int threads, bool observe, bool mark)
-      : game_(std::move(game)), seed_(seed), observe_(observe), mark_(mark), pool_(threads) {
+  VectorEnv(std::shared_ptr<const G> game, int64_t n, uint64_t seed, int threads, bool observe, bool mark,
+            bool packed = false)
+      : game_(std::move(game)), seed_(seed), observe_(observe), mark_(mark), packed_(mark && packed), pool_(threads) {
     if (n < 1) throw py::value_error("n must be >= 1");
     states_.resize(static_cast<size_t>(n));
     episodes_.assign(static_cast<size_t>(n), 0);
@@ -98,7 +99,8 @@ class VectorEnv {
       order_.resize(static_cast<size_t>(n));
     }
     observations_ = py::array_t<float>({n, static_cast<int64_t>(obs_size_)});
-    masks_ = py::array_t<uint8_t>({n, static_cast<int64_t>(actions_size_)});
+    mask_row_ = packed_ ? (actions_size_ + 7) / 8 : actions_size_;
+    masks_ = py::array_t<uint8_t>({n, static_cast<int64_t>(mask_row_)});
     rewards_ = py::array_t<float>({n, static_cast<int64_t>(players_)});
     terminated_ = py::array_t<bool>(n);
     current_player_ = py::array_t<int32_t>(n);
@@ -332,8 +334,8 @@ class VectorEnv {
     const Action* actions;
     Buffers out;
     uint64_t seed;
-    int players, obs_size, actions_size;
-    bool observe, mark;
+    int players, obs_size, actions_size, mask_row;
+    bool observe, mark, packed;
     byte_mask::Writer write_wide_mask, write_small_mask;
 
     // Applies the slot's action; a finished game is scored and replaced.
@@ -395,7 +397,13 @@ class VectorEnv {
       }
       next_random[i] = choice;
       out.random[i] = choice;
-      if (mark) write_mask(bits, out.masks + i * actions_size);
+      if (mark) {
+        uint8_t* row = out.masks + i * mask_row;
+        if (packed)
+          write_packed(bits, row, mask_row);
+        else
+          write_mask(bits, row);
+      }
     }
 
     // sample_action's draw, with the legal actions stored as a bitset in bits[0..kWords).
@@ -409,6 +417,22 @@ class VectorEnv {
         set_bits(legal, bits);
         if (legal.empty()) return kNoAction;
         return legal[static_cast<int>(rng.uniform(static_cast<uint32_t>(legal.size())))];
+      }
+    }
+
+    // The bitset as packed bytes, bit a of byte a / 8 (numpy's packbits with bitorder="little"):
+    // on a little-endian CPU its words' own bytes, stored 8, 4, 2, 1 at a time. Exactly `bytes`:
+    // the next row may be another thread's.
+    static MEEPLE_ALWAYS_INLINE void write_packed(const uint64_t* bits, uint8_t* row, int bytes) {
+      if constexpr (std::endian::native == std::endian::little) {
+        const auto* from = reinterpret_cast<const uint8_t*>(bits);
+        int k = 0;
+        for (; k + 8 <= bytes; k += 8) std::memcpy(row + k, from + k, 8);
+        if (bytes & 4) std::memcpy(row + k, from + k, 4), k += 4;
+        if (bytes & 2) std::memcpy(row + k, from + k, 2), k += 2;
+        if (bytes & 1) row[k] = from[k];
+      } else {
+        for (int k = 0; k < bytes; ++k) row[k] = static_cast<uint8_t>(bits[k / 8] >> (8 * (k % 8)));
       }
     }
 
@@ -431,7 +455,7 @@ class VectorEnv {
 
   Slots slots(const Buffers& b) {
     return {*game_, states_.data(), rngs_.data(), episodes_.data(), legal_bits_.data(), next_random_.data(),
-            group_.data(), actions_.data(), b, seed_, players_, obs_size_, actions_size_, observe_, mark_, write_wide_mask_,
+            group_.data(), actions_.data(), b, seed_, players_, obs_size_, actions_size_, mask_row_, observe_, mark_, packed_, write_wide_mask_,
             write_small_mask_};
   }
 
@@ -473,6 +497,7 @@ class VectorEnv {
   bool observe_;  // false: observations stay 0 (rollouts and search need none)
   bool mark_;     // false: masks stay 0 and no bitsets are kept (random rollouts need neither;
                   // steps are still checked, see read_actions)
+  bool packed_;   // masks as packed bits (mask_row_ = ceil(actions / 8) bytes a row)
   byte_mask::Writer write_wide_mask_ = byte_mask::best_writer();
   byte_mask::Writer write_small_mask_ = byte_mask::small_row_writer();  // null: expand_word
   ThreadPool pool_;
@@ -503,7 +528,7 @@ class VectorEnv {
   // outputs at once (false sharing), and on 2 threads grouping lost more than it gained (Imperial
   // Harvest: 0.70-0.78 of native instead of about 0.85, sorted whole or per thread's share).
   void order_by_group() { meeple::order_by_group(group_.data(), size(), order_.data()); }
-  int players_ = 0, obs_size_ = 0, actions_size_ = 0;
+  int players_ = 0, obs_size_ = 0, actions_size_ = 0, mask_row_ = 0;
   py::array_t<float> observations_;
   py::array_t<uint8_t> masks_;
   py::array_t<float> rewards_;
@@ -552,12 +577,12 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
       .def(
           "_vector",
           [](const std::shared_ptr<G>& g, py::object n, uint64_t seed, py::object threads, bool observe,
-             bool mark) {
+             bool mark, bool packed) {
             return std::make_unique<V>(g, int_argument(n, "n", 1, std::numeric_limits<int32_t>::max()), seed,
-                                       threads_argument(threads), observe, mark);
+                                       threads_argument(threads), observe, mark, packed);
           },
           py::arg("n"), py::arg("seed") = 0, py::arg("threads") = 1, py::arg("observations") = true,
-          py::arg("masks") = true)
+          py::arg("masks") = true, py::arg("packed") = false)
       .def(
           "_mcts",
           [](const G& g, const StateWrapper& s, py::object simulations, py::object threads, uint64_t seed,

@@ -10,6 +10,7 @@ For each game it times, with plain `time.perf_counter` loops:
 * ``vector_paired``   VectorGame n=1024 (observations=False) and random_playouts in alternating
                       rounds: the VectorGame target, as the median ratio of neighbouring rounds;
 * ``vector_paired_nomasks`` the same with ``masks=False``: VectorGame as random rollouts use it;
+* ``vector_paired_packedmasks`` the same with ``masks="packed"`` (the masks as bits);
 * ``interleaved_paired`` 1024 games stepped one ply at a time in turn in C++ with no outputs
                       (`interleaved_playouts`), alternating with random_playouts: the ceiling of
                       the VectorGame ratio (what lockstep stepping costs by itself);
@@ -219,12 +220,25 @@ def measure(key: str, label: str, work: Callable[[int], int], target: float, rep
     return Measurement(key, label, plies, seconds, repeats, n, extra, unit)
 
 
-def paired_key(threads: int, masks: bool = True) -> str:
-    return "vector_paired" + ("" if masks else "_nomasks") + ("" if threads == 1 else f"_{threads}threads")
+# VectorGame's masks settings, as the paired measurements take them: byte masks (the target),
+# packed bits, none (random rollouts).
+MASK_SETTINGS: tuple[bool | str, ...] = (True, "packed", False)
 
 
-def paired_label(name: str, threads: int, masks: bool = True) -> str:
-    return (f"{name}: VectorGame n={max(VECTOR_SIZES)}, observations=False{'' if masks else ', masks=False'}, "
+def _masks_suffix(masks: bool | str) -> str:
+    return "" if masks is True else "_packedmasks" if masks == "packed" else "_nomasks"
+
+
+def _masks_text(masks: bool | str) -> str:
+    return "" if masks is True else f", masks={masks!r}"
+
+
+def paired_key(threads: int, masks: bool | str = True) -> str:
+    return "vector_paired" + _masks_suffix(masks) + ("" if threads == 1 else f"_{threads}threads")
+
+
+def paired_label(name: str, threads: int, masks: bool | str = True) -> str:
+    return (f"{name}: VectorGame n={max(VECTOR_SIZES)}, observations=False{_masks_text(masks)}, "
             f"{threads} thread{'s' * (threads > 1)}, rounds alternating with random_playouts")
 
 
@@ -252,7 +266,7 @@ def native_pair(game, threads: int, target: float, work: Callable[[int], int]):
     return pair, ratios, n_work
 
 
-def vector_native_pair(game, threads: int, target: float, masks: bool = True):
+def vector_native_pair(game, threads: int, target: float, masks: bool | str = True):
     """The VectorGame target as one measurement: `native_pair` with VectorGame n=1024
     (observations=False; `masks`) stepping with its own random actions."""
     import meeple
@@ -465,6 +479,7 @@ def _ratio_rows(results: Results, game: str) -> list[tuple[str, str, str, str]]:
 
     # The target is judged with masks; masks=False is VectorGame as random rollouts use it.
     for masks, what, target in ((True, "observations=False", spec.vector_target),
+                                ("packed", "observations=False, masks='packed': bits", None),
                                 (False, "observations=False, masks=False: random rollouts", None)):
         for threads in (1, 2):
             paired = results.measurements.get(f"{game}/{paired_key(threads, masks)}")
@@ -539,7 +554,7 @@ def _table(header: list[str], rows: list[list[str]], markdown: bool, align: str)
 
 _KINDS = ("native", "native_2threads", "python_loop",
           *(vector_key(size, t, o) for o in (False, True) for size in VECTOR_SIZES for t in (1, 2)),
-          *(paired_key(t, m) for m in (True, False) for t in (1, 2)), INTERLEAVED_KEY,
+          *(paired_key(t, m) for m in MASK_SETTINGS for t in (1, 2)), INTERLEAVED_KEY,
           "mcts", "mcts_2threads", "reference_loop", "bots")
 
 
@@ -725,7 +740,7 @@ def run(games=None, quick: bool = False, out=sys.stdout, breakdown: bool = False
                                         vector_label(name, size, threads, observations),
                                         functools.partial(vector_steps, vec), target, repeats))
                     del vec
-        for masks in (True, False):
+        for masks in MASK_SETTINGS:
             for threads in (1, 2):
                 results.add(measure_pair(f"{name}/{paired_key(threads, masks)}", paired_label(name, threads, masks),
                                          vector_native_pair(game, threads, target, masks), repeats))

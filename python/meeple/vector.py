@@ -30,7 +30,7 @@ class VectorGame:
     changed. Results are written into preallocated numpy arrays, returned as views (no copies):
 
     - ``observations`` (n, *observation_shape) float32, from the view of each state's player to move
-    - ``masks`` (n, num_distinct_actions) uint8, the legal actions
+    - ``masks`` (n, num_distinct_actions) uint8, 1 for the legal actions (``masks="packed"``: bits)
     - ``rewards`` (n, num_players) float32, the returns of games that ended in this step, else 0
     - ``terminated`` (n,) bool, whether the slot's game ended in this step
     - ``current_player`` (n,) int32
@@ -44,24 +44,30 @@ class VectorGame:
     ``observations=False`` skips computing observations (they stay 0): for rollouts and search,
     which need only masks and rewards, on games whose observations are large. ``masks=False``
     skips writing the masks (they stay 0): for random rollouts through ``random_actions``, which
-    need neither; every step is still checked against the legal actions.
+    need neither; every step is still checked against the legal actions. ``masks="packed"``
+    writes them as bits, 8 actions a byte: ``masks`` is then (n, ceil(num_distinct_actions / 8))
+    uint8 as ``np.packbits(..., axis=1, bitorder="little")`` packs it (bit a % 8 of byte a // 8),
+    an eighth of the memory to write and to move (to a GPU, say);
+    ``np.unpackbits(vec.masks, axis=1, count=num_distinct_actions, bitorder="little")`` gives the
+    byte masks back.
     The arrays are overwritten by the next `step`/`reset`: copy what you keep.
     One VectorGame serves one thread at a time: while it steps or resets, calls from another
     thread (`step`, `reset`, `random_actions`, `state`, `set_state`) raise RuntimeError.
     """
 
     def __init__(self, game: Game | str, n: int, seed: int = 0, threads: int = 1, observations: bool = True,
-                 masks: bool = True):
+                 masks: bool | str = True):
         engine = _arguments.engine_game(game, "VectorGame")
         n = _arguments.int_in_range("n", n, 1, _arguments.MAX_INT32)
         threads = _arguments.threads(threads)
         seed = _arguments.seed(seed)
         self.game: Game = engine
-        for name, value in (("observations", observations), ("masks", masks)):
-            if not isinstance(value, bool):
-                raise ValueError(f"{name} must be True or False, got {value!r}")
+        if not isinstance(observations, bool):
+            raise ValueError(f"observations must be True or False, got {observations!r}")
+        if not (isinstance(masks, bool) or (isinstance(masks, str) and masks == "packed")):
+            raise ValueError(f"masks must be True, False or 'packed', got {masks!r}")
         self._vector = engine._vector(  # type: ignore[attr-defined]  # each engine Game has it
-            n, seed, threads, observations, masks)
+            n, seed, threads, observations, masks is not False, masks == "packed")
         shape = (n, *engine.observation_shape())
         self.observations: np.ndarray = self._vector.observations.reshape(shape)
         self.masks: np.ndarray = self._vector.masks
