@@ -400,7 +400,7 @@ class VectorEnv {
       if (mark) {
         uint8_t* row = out.masks + i * mask_row;
         if (packed)
-          write_packed(bits, row, mask_row);
+          byte_mask::write_packed(bits, row, mask_row);
         else
           write_mask(bits, row);
       }
@@ -417,22 +417,6 @@ class VectorEnv {
         set_bits(legal, bits);
         if (legal.empty()) return kNoAction;
         return legal[static_cast<int>(rng.uniform(static_cast<uint32_t>(legal.size())))];
-      }
-    }
-
-    // The bitset as packed bytes, bit a of byte a / 8 (numpy's packbits with bitorder="little"):
-    // on a little-endian CPU its words' own bytes, stored 8, 4, 2, 1 at a time. Exactly `bytes`:
-    // the next row may be another thread's.
-    static MEEPLE_ALWAYS_INLINE void write_packed(const uint64_t* bits, uint8_t* row, int bytes) {
-      if constexpr (std::endian::native == std::endian::little) {
-        const auto* from = reinterpret_cast<const uint8_t*>(bits);
-        int k = 0;
-        for (; k + 8 <= bytes; k += 8) std::memcpy(row + k, from + k, 8);
-        if (bytes & 4) std::memcpy(row + k, from + k, 4), k += 4;
-        if (bytes & 2) std::memcpy(row + k, from + k, 2), k += 2;
-        if (bytes & 1) row[k] = from[k];
-      } else {
-        for (int k = 0; k < bytes; ++k) row[k] = static_cast<uint8_t>(bits[k / 8] >> (8 * (k % 8)));
       }
     }
 

@@ -1,5 +1,5 @@
 // Expanding a bitset into one byte (0/1) per bit: how VectorGame publishes legal-action masks
-// to numpy. A mask row is written for every state at every step, so this is on VectorGame's
+// to numpy (or, with masks="packed", copying it as packed bytes: write_packed). A mask row is written for every state at every step, so this is on VectorGame's
 // hot path; it costs more than a ply of some games when done a byte or 8 bytes at a time.
 //
 // The engine is built for the baseline of its platform (wheels must run everywhere), so the
@@ -119,6 +119,23 @@ __attribute__((target("avx512f,avx512bw"))) inline void write_avx512(const uint6
     _mm512_mask_storeu_epi8(mask + 64 * whole, (__mmask64{1} << rest) - 1, _mm512_maskz_mov_epi8(bits[whole], ones));
 }
 #endif
+
+// The bitset as packed bytes instead: mask[0..bytes) = bits 0..8 * bytes - 1, bit a in bit a % 8
+// of mask[a / 8] (numpy's packbits with bitorder="little"). On a little-endian CPU these are the
+// words' own bytes, copied 8, 4, 2, 1 at a time (no call for a variable-length copy); nothing past
+// mask[bytes - 1] is written.
+inline void write_packed(const uint64_t* bits, uint8_t* mask, int bytes) {
+  if constexpr (std::endian::native == std::endian::little) {
+    const auto* from = reinterpret_cast<const uint8_t*>(bits);
+    int k = 0;
+    for (; k + 8 <= bytes; k += 8) std::memcpy(mask + k, from + k, 8);
+    if (bytes & 4) std::memcpy(mask + k, from + k, 4), k += 4;
+    if (bytes & 2) std::memcpy(mask + k, from + k, 2), k += 2;
+    if (bytes & 1) mask[k] = from[k];
+  } else {
+    for (int k = 0; k < bytes; ++k) mask[k] = static_cast<uint8_t>(bits[k / 8] >> (8 * (k % 8)));
+  }
+}
 
 // Every writer this CPU runs, fastest first (tests check that they agree); returns how many.
 inline int available_writers(Writer* out) {

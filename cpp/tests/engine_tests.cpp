@@ -267,7 +267,22 @@ void check_byte_mask_writers() {
       CHECK(buffer[static_cast<size_t>(i)] == (a < 0 || a >= n ? 0xEE : (bits >> a) & 1));
     }
   }
-  std::printf("ok   byte-mask writers: %d of them agree on rows of 1..512 bytes\n", count);
+  for (int bytes = 1; bytes <= 64; ++bytes) {  // packed rows: bit a in bit a % 8 of byte a / 8
+    std::array<uint64_t, 8> bits{};
+    for (auto& word : bits) word = rng.next();
+    std::vector<uint8_t> buffer(static_cast<size_t>(bytes + 16), 0xEE);
+    meeple::byte_mask::write_packed(bits.data(), buffer.data() + 8, bytes);
+    for (int i = 0; i < static_cast<int>(buffer.size()); ++i) {
+      const int k = i - 8;
+      uint8_t expected = 0xEE;
+      if (k >= 0 && k < bytes) {
+        expected = 0;
+        for (int b = 0; b < 8; ++b) expected |= static_cast<uint8_t>(((bits[static_cast<size_t>((8 * k + b) >> 6)] >> ((8 * k + b) & 63)) & 1) << b);
+      }
+      CHECK(buffer[static_cast<size_t>(i)] == expected);
+    }
+  }
+  std::printf("ok   byte-mask writers: %d of them agree on rows of 1..512 bytes; packed rows of 1..64 bytes\n", count);
 }
 
 void check_float_plane_writers() {
