@@ -694,3 +694,87 @@ def test_ctrl_c_stops_a_long_computation(computation):
     timer.join()
     assert time.perf_counter() - start < 5, "the interrupt was seen only when the computation ended"
     assert (state.to_json(), game.perft(state, 3)) == before  # and the engine works on
+
+
+# A daemon thread still inside each of these when the main thread exits.
+DAEMON_COMPUTATIONS = {
+    "VectorGame steps": "vec = meeple.VectorGame('harmonies', 5000, seed=1)\n"
+                        "work = lambda: [vec.step(vec.random_actions()) for _ in iter(int, 1)]",
+    "VectorGame steps, 2 threads": "vec = meeple.VectorGame('imperial_harvest', 5000, seed=1, threads=2)\n"
+                                   "work = lambda: [vec.step(vec.random_actions()) for _ in iter(int, 1)]",
+    "MCTS, 2 threads": "game = meeple.load('harmonies')\n"
+                       "work = lambda: MCTS(game, simulations=4_000_000, threads=2).step(game.new_initial_state())",
+    "perft": "game = meeple.load('abacuachego')\nwork = lambda: game.perft(game.new_initial_state(), 9)",
+}
+
+
+@pytest.mark.parametrize("computation", DAEMON_COMPUTATIONS)
+def test_exit_with_a_daemon_thread_inside_a_computation_is_clean(computation):
+    """CPython before 3.14 ends a daemon thread that asks for the GIL back during shutdown with
+    pthread_exit, which unwound through the GIL guard's noexcept destructor and aborted the
+    process (exit status 134, "terminate called without an active exception") at the end of a
+    program that had finished normally: every time, for the VectorGame and MCTS cases (perft
+    got away with it, ended inside its Ctrl-C check). Such a thread now waits
+    for the process to end. An exit handler that runs after meeple's (registered before meeple
+    was imported) still computes on the main thread."""
+    script = textwrap.dedent("""
+        import atexit, threading, time
+        def late():
+            import meeple
+            game = meeple.load("abacuachego")
+            print("late perft", game.perft(game.new_initial_state(), 3))
+        atexit.register(late)
+        import meeple
+        from meeple.bots import MCTS
+    """) + DAEMON_COMPUTATIONS[computation] + textwrap.dedent("""
+        threading.Thread(target=work, daemon=True).start()
+        time.sleep(0.3)
+        print("exiting")
+    """)
+    for _ in range(2):
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                                env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+        assert (result.returncode, result.stderr) == (0, "")
+        assert result.stdout.split("\n")[:2] == ["exiting", "late perft 2300"]
+
+
+def test_vector_game_read_only_outputs_are_refused_without_changing_anything():
+    """The outputs are the user's arrays: one locked with flags.writeable = False makes step, reset
+    and set_state raise ValueError naming it, before anything changes (set_state used to put the
+    state in and skip its mask; reset(seed) used to keep the new seed)."""
+    game = meeple.load("abacuachego")
+    vec = meeple.VectorGame(game, 3, seed=1)
+    twin = meeple.VectorGame(game, 3, seed=1)
+    other = game.new_initial_state(seed=1)
+    other.apply_action(int(other.legal_actions()[-1]))
+    for output in ("masks", "rewards", "terminated", "current_player"):
+        getattr(vec, output).flags.writeable = False
+        for call in (lambda: vec.step(vec.random_actions()), lambda: vec.reset(seed=9),
+                     lambda: vec.reset(), lambda: vec.set_state(0, other)):
+            with pytest.raises(ValueError, match=f"VectorGame.{output} is read-only"):
+                call()
+        getattr(vec, output).flags.writeable = True
+        assert [vec.state(i) for i in range(3)] == [twin.state(i) for i in range(3)]
+        assert np.array_equal(vec.masks, twin.masks)
+    for _ in range(200):  # the same games on: same seed, same episode counts
+        actions = twin.random_actions()
+        assert np.array_equal(vec.random_actions(), actions)
+        vec.step(actions)
+        twin.step(actions)
+    assert [vec.state(i) for i in range(3)] == [twin.state(i) for i in range(3)]
+
+
+def test_vector_game_attributes_cannot_be_replaced_and_it_cannot_be_copied():
+    import copy
+    import pickle
+    vec = meeple.VectorGame("abacuachego", 2, seed=1)
+    for name in ("game", "observations", "masks", "rewards", "terminated", "current_player"):
+        with pytest.raises(AttributeError):
+            setattr(vec, name, getattr(vec, name))
+    for attempt in (copy.copy, copy.deepcopy, pickle.dumps):
+        with pytest.raises(TypeError, match="cannot be"):
+            attempt(vec)
+    # The engine checks a state against the game it was built with, whatever Python hands it.
+    with pytest.raises(ValueError, match="pits_per_row"):
+        vec._vector.set_state(0, meeple.load("abacuachego", pits_per_row=12).new_initial_state())
+    assert vec.state(0) == meeple.VectorGame("abacuachego", 2, seed=1).state(0)

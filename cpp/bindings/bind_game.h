@@ -395,7 +395,7 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
             PythonInterrupt interrupt;
             uint64_t nodes = 0;
             {
-              py::gil_scoped_release release;
+              ReleasedGil release;
               nodes = perft(g, root, plies, interrupt);
             }
             interrupt.raise_if_interrupted();
@@ -416,7 +416,7 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
             int64_t* l = lengths.mutable_data();
             PythonInterrupt interrupt;
             {
-              py::gil_scoped_release release;
+              ReleasedGil release;
               random_playouts(g, n, game_seed, workers, r, l, interrupt);
             }
             interrupt.raise_if_interrupted();
@@ -428,7 +428,7 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
           [](const G& g, int64_t n, int64_t rounds, uint64_t seed) {
             if (n < 1) throw py::value_error("n must be >= 1");
             if (rounds < 0) throw py::value_error("rounds must be >= 0");
-            py::gil_scoped_release release;
+            ReleasedGil release;
             return interleaved_playouts(g, n, rounds, seed);
           },
           py::arg("n"), py::arg("rounds"), py::arg("seed") = 0);

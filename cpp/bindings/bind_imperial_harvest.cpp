@@ -749,7 +749,7 @@ void bind_imperial_harvest(py::module_& m) {
           [](const ih::Game& g, const S& s, int64_t iterations) {
             if (iterations < 1) throw py::value_error("iterations must be >= 1");
             const ih::State state = s.state;  // another Python thread may change s meanwhile
-            py::gil_scoped_release release;
+            ReleasedGil release;
             const auto start = std::chrono::steady_clock::now();
             int64_t total = 0;
             for (int64_t i = 0; i < iterations; ++i) {

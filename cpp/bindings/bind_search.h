@@ -118,12 +118,12 @@ class VectorEnv {
   // Starts every slot's game again, as a new VectorEnv with `seed` would (the same seed if null).
   void reset(const uint64_t* seed = nullptr) {
     const Exclusive exclusive(busy_);
+    py::array_t<int32_t> random(size());
+    Buffers b = buffers(random);  // first: it refuses read-only outputs, and a refusal changes nothing
     if (seed) seed_ = *seed;
     std::fill(episodes_.begin(), episodes_.end(), 0);
-    py::array_t<int32_t> random(size());
-    Buffers b = buffers(random);
     {
-      py::gil_scoped_release release;
+      ReleasedGil release;
       pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
         const Slots slots = this->slots(b);
         for (int64_t i = begin; i < end; ++i) slots.reset(i);
@@ -159,7 +159,7 @@ class VectorEnv {
     int64_t first_illegal;
     bool grouped = false;
     {
-      py::gil_scoped_release release;
+      ReleasedGil release;
       const auto check = [&](int64_t begin, int64_t end) {
         return narrow ? read_actions(static_cast<const int32_t*>(data), begin, end)
                       : read_actions(static_cast<const int64_t*>(data), begin, end);
@@ -215,15 +215,16 @@ class VectorEnv {
     const Exclusive exclusive(busy_);
     const size_t k = static_cast<size_t>(i);
     const G& g = *game_;
+    // The random action goes where random_actions() reads it: the step's array while it has not
+    // been handed over, else next_random_ (then both pointers name the same place).
+    const Buffers b = buffers(fresh_random_ ? fresh_random_.mutable_data() : next_random_.data());
     State s = given;  // resolved on copies first: a refusal must leave the slot as it was
     Rng rng = rngs_[k];
     resolve_chance(g, s, rng);
     if (g.is_terminal(s)) throw py::value_error("the game of that state is over: there is nothing to step");
     states_[k] = s;
     rngs_[k] = rng;
-    // The random action goes where random_actions() reads it: the step's array while it has not
-    // been handed over, else next_random_ (then both pointers name the same place).
-    slots(buffers(fresh_random_ ? fresh_random_.mutable_data() : next_random_.data())).publish(i);
+    slots(b).publish(i);
   }
 
   py::array_t<float> observations() const { return observations_; }
@@ -250,8 +251,20 @@ class VectorEnv {
 
   Buffers buffers(py::array_t<int32_t>& random) { return buffers(random.mutable_data()); }
   Buffers buffers(int32_t* random) {
-    return {random, observations_.mutable_data(), masks_.mutable_data(), rewards_.mutable_data(),
-            terminated_.mutable_data(), current_player_.mutable_data()};
+    return {random, writable(observations_, "observations"), writable(masks_, "masks"),
+            writable(rewards_, "rewards"), writable(terminated_, "terminated"),
+            writable(current_player_, "current_player")};
+  }
+
+  // The outputs are the user's arrays: one made read-only (flags.writeable = False) is refused
+  // with its name, before anything changes (numpy's own error would not say which array).
+  template <class T>
+  static T* writable(py::array_t<T>& output, const char* name) {
+    if (!output.writeable())
+      throw py::value_error(std::string("VectorGame.") + name +
+                            " is read-only (flags.writeable is False): each step and reset writes it; "
+                            "make it writeable again, or keep a copy instead");
+    return output.mutable_data();
   }
 
   // Draws explicit chance outcomes with `rng` until `s` is at a decision (or over).
@@ -552,8 +565,11 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
       .def("state", [](const V& v, py::object index) {
         return StateWrapper{v.game(), v.state(slot_index(v, index))};
       })
-      // The Python wrapper (meeple.VectorGame.set_state) checks that the state is of this game.
+      // meeple.VectorGame.set_state checks the state first, against its (writable) game
+      // attribute; the engine checks it again against the game it was built with, whose tables
+      // and sizes it reads the state with.
       .def("set_state", [](V& v, py::object index, const StateWrapper& s) {
+        check_state_of<Traits>(*v.game(), s);
         v.set_state(slot_index(v, index), s.state);
       }, py::arg("i"), py::arg("state"));
 
@@ -587,7 +603,7 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
             const typename G::State root = s.state;  // another Python thread may change s meanwhile
             PythonInterrupt interrupt;
             {
-              py::gil_scoped_release release;
+              ReleasedGil release;
               result = mcts_search(g, root, config, interrupt);
             }
             interrupt.raise_if_interrupted();

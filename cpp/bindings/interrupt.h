@@ -14,6 +14,8 @@
 #include <chrono>
 #include <cstdint>
 
+#include "gil.h"
+
 namespace meeple::bindings {
 
 namespace py = pybind11;
@@ -27,6 +29,12 @@ class PythonInterrupt {
     const auto now = std::chrono::steady_clock::now();
     if (now < next_check_) return false;
     next_check_ = now + kInterval;
+    // At interpreter exit (a daemon thread still computing): stop, and let ReleasedGil wait
+    // for the end of the process (gil.h) rather than ask for the GIL.
+    if (exit_pending()) {
+      interrupted_.store(true, std::memory_order_relaxed);
+      return true;
+    }
     py::gil_scoped_acquire gil;
     if (PyErr_CheckSignals() == 0) return false;
     interrupted_.store(true, std::memory_order_relaxed);

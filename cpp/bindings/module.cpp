@@ -7,8 +7,13 @@
 #include <thread>
 #include <vector>
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#endif
+
 #include "../common/core.h"
 #include "../common/thread_pool.h"
+#include "gil.h"
 
 namespace py = pybind11;
 
@@ -68,11 +73,16 @@ PYBIND11_MODULE(_core, m) {
       "_cross_core_round_trip_ns",
       [](int trips, int batches) {
         if (trips < 1 || batches < 1) throw py::value_error("trips and batches must be >= 1");
-        py::gil_scoped_release release;
+        meeple::bindings::ReleasedGil release;
         return meeple::bindings::cross_core_round_trip_ns(trips, batches);
       },
       py::arg("trips") = 20000, py::arg("batches") = 5,
       "Median ns for a cache line to go to a second thread and back (benchmark machine details).");
+  // Registered with atexit by meeple/__init__.py: see gil.h.
+  m.def("_prepare_for_exit", [] { meeple::bindings::prepare_for_exit(std::chrono::seconds(1)); });
+#if defined(__unix__) || defined(__APPLE__)
+  pthread_atfork(nullptr, nullptr, [] { meeple::bindings::reset_after_fork(); });
+#endif
   meeple::bindings::bind_abacuachego(m);
   meeple::bindings::bind_harmonies(m);
   meeple::bindings::bind_imperial_harvest(m);

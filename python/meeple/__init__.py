@@ -15,6 +15,7 @@ pure-Python reference (`meeple.reference`):
 """
 from __future__ import annotations
 
+import atexit
 from collections import namedtuple
 
 from . import _arguments, _core
@@ -37,6 +38,10 @@ for _game_class, _state_class in (
     (imperial_harvest.Game, imperial_harvest.State),
 ):
     _install(_game_class, _state_class)
+
+# A daemon thread still inside a C++ computation when Python exits waits for the process to end,
+# instead of being ended in a way that aborts it (cpp/bindings/gil.h).
+atexit.register(_core._prepare_for_exit)
 
 Playouts = namedtuple("Playouts", ["returns", "lengths"])
 

@@ -50,7 +50,10 @@ class VectorGame:
     an eighth of the memory to write and to move (to a GPU, say);
     ``np.unpackbits(vec.masks, axis=1, count=num_distinct_actions, bitorder="little")`` gives the
     byte masks back.
-    The arrays are overwritten by the next `step`/`reset`: copy what you keep.
+    The arrays are overwritten by the next `step`/`reset`: copy what you keep (one made read-only
+    makes `step`, `reset` and `set_state` raise ValueError, changing nothing).
+    A VectorGame cannot be copied or pickled (its states live in C++): make a new one and put
+    states into it with `set_state`.
     One VectorGame serves one thread at a time: while it steps or resets, calls from another
     thread (`step`, `reset`, `random_actions`, `state`, `set_state`) raise RuntimeError.
     """
@@ -61,19 +64,48 @@ class VectorGame:
         n = _arguments.int_in_range("n", n, 1, _arguments.MAX_INT32)
         threads = _arguments.threads(threads)
         seed = _arguments.seed(seed)
-        self.game: Game = engine
+        self._game: Game = engine
         if not isinstance(observations, bool):
             raise ValueError(f"observations must be True or False, got {observations!r}")
         if not (isinstance(masks, bool) or (isinstance(masks, str) and masks == "packed")):
             raise ValueError(f"masks must be True, False or 'packed', got {masks!r}")
         self._vector = engine._vector(  # type: ignore[attr-defined]  # each engine Game has it
             n, seed, threads, observations, masks is not False, masks == "packed")
-        shape = (n, *engine.observation_shape())
-        self.observations: np.ndarray = self._vector.observations.reshape(shape)
-        self.masks: np.ndarray = self._vector.masks
-        self.rewards: np.ndarray = self._vector.rewards
-        self.terminated: np.ndarray = self._vector.terminated
-        self.current_player: np.ndarray = self._vector.current_player
+        self._observations: np.ndarray = self._vector.observations.reshape((n, *engine.observation_shape()))
+
+    # Read-only attributes: the engine writes these very arrays, and reads its states with this game.
+    @property
+    def game(self) -> Game:
+        return self._game
+
+    @property
+    def observations(self) -> np.ndarray:
+        return self._observations
+
+    @property
+    def masks(self) -> np.ndarray:
+        return self._vector.masks
+
+    @property
+    def rewards(self) -> np.ndarray:
+        return self._vector.rewards
+
+    @property
+    def terminated(self) -> np.ndarray:
+        return self._vector.terminated
+
+    @property
+    def current_player(self) -> np.ndarray:
+        return self._vector.current_player
+
+    def __copy__(self):
+        raise TypeError("a VectorGame cannot be copied: make a new one (states go in with set_state)")
+
+    def __deepcopy__(self, memo):
+        self.__copy__()
+
+    def __reduce__(self):
+        raise TypeError("a VectorGame cannot be pickled: its states live in C++ (pickle vec.state(i) instead)")
 
     def __len__(self) -> int:
         return self._vector.size()
@@ -110,8 +142,8 @@ class VectorGame:
         resolved by the slot's generator, and ``observations[i]``, ``masks[i]``,
         ``current_player[i]`` and the slot's random action describe it at once. ``rewards[i]`` and
         ``terminated[i]`` keep what the last step wrote; when this game ends, the slot starts its
-        next new game as usual. A state of another game or of other parameters, or a finished
-        game, raises ValueError and changes nothing. With implicit chance the slot draws from the
+        next new game as usual. A state of another game raises TypeError; one of other parameters,
+        or a finished game, raises ValueError; either changes nothing. With implicit chance the slot draws from the
         state's own generator: ``reseed`` a copy first for rollouts with futures of their own.
         """
         _arguments.state_of(self.game, state)
