@@ -72,3 +72,15 @@ class Tracker(BaseBot):
         assert state.move_number() == self.known, (state.move_number(), self.known)
         self.known += 1
         return int(state.legal_actions()[0])
+
+
+class Exits(BaseBot):
+    """Calls sys.exit(3) at its first move."""
+
+    def step(self, state):
+        raise SystemExit(3)
+
+
+class ExitsWhenMade(BaseBot):
+    def __init__(self, seed=None):
+        raise SystemExit(0)

@@ -396,3 +396,19 @@ def test_a_user_bots_search_is_recorded_with_policies():
                               Random(seed=1)], seed=2, policies=True)
     legal = game.new_initial_state(seed=2).legal_actions().tolist()
     assert record.meta["policies"][0] == [[a, 1 + a] for a in legal]
+
+
+def test_helpers_refuse_bad_arguments_at_the_call():
+    """Each names the problem when called (play_games used to fail only at its first game, with a
+    TypeError from a comparison, and took workers=0 or -1 for one process)."""
+    match = Match(ABACUACHEGO, ["random", "random"], seed=0)
+    for workers, error in (("2", TypeError), (0, ValueError), (-1, ValueError), (2.0, TypeError)):
+        with pytest.raises(error, match="workers"):
+            play_games(match, range(2), workers=workers)
+    with pytest.raises(TypeError, match="bot spec must be a str"):
+        make_bot(5, ABACUACHEGO)
+    with pytest.raises(ValueError, match="not a chance node"):
+        sample_chance(ABACUACHEGO.new_initial_state(), random.Random(0))
+    # None would have drawn explicit chance from the system's entropy: a different game each time.
+    with pytest.raises(TypeError, match="seed"):
+        play_game(ABACUACHEGO, [Random(1), Random(2)], seed=None)

@@ -593,3 +593,18 @@ def test_play_undo_draws_the_same_chance_outcomes_again(capsys, monkeypatch):
     first_end, again = output.split("You play end")[1:3]
     draws = [re.findall(r"^Chance: .*$", part.split("Your move:")[0], re.M) for part in (first_end, again)]
     assert draws[0] and draws[0] == draws[1]
+
+
+def test_a_bot_calling_sys_exit_is_a_failing_bot(capsys, monkeypatch):
+    """sys.exit() in a bot is its failure, reported as any other (it used to end selfplay or play
+    with no word, exit code 0 when the bot exits 0); with --workers too."""
+    for workers in ("1", "2"):
+        code, _, err = run(capsys, "selfplay", "abacuachego", "--games", "3", "--workers", workers,
+                           "--bots", "misbehaving_bots:Exits,random")
+        assert code == 1 and "Traceback" not in err
+        assert "game 0: bot 'misbehaving_bots:Exits' (seat 0) failed at move 0: SystemExit: 3" in err
+    code, _, err = run(capsys, "selfplay", "abacuachego", "--games", "2", "--bots", "misbehaving_bots:ExitsWhenMade")
+    assert code == 2 and "could not be made: SystemExit: 0" in err
+    monkeypatch.setattr(cli.TerminalGame, "_ask", lambda self: int(self.state.legal_actions()[0]))
+    code, _, err = run(capsys, "play", "abacuachego", "--bot", "misbehaving_bots:Exits")
+    assert code == 1 and "meeple play: error: bot 'misbehaving_bots:Exits' (seat 1) failed at move 1: SystemExit: 3" in err

@@ -474,3 +474,51 @@ def test_ray_gives_the_same_file(capsys, tmp_path, reference_file, monkeypatch):
         assert ray.is_initialized()  # a cluster started by the caller is left running
     finally:
         ray.shutdown()
+
+
+def test_ray_missing_leaves_no_output_file(capsys, monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    path = tmp_path / "games.jsonl"
+    code, _, err = run(capsys, "selfplay", "abacuachego", "--games", "2", "--ray", "local", "--out", path)
+    assert code == 2 and "needs Ray" in err and not path.exists()
+
+
+def test_resume_checks_a_whole_last_record_that_lost_its_newline(capsys, tmp_path, reference_file):
+    """A last line without its newline used to be dropped unread as a write cut short, even a whole
+    record of another command: its game was lost. A whole record is now checked like the others
+    (a record of this command is replayed as before)."""
+    harmonies = tmp_path / "harmonies.jsonl"
+    assert run(capsys, "selfplay", "harmonies", "--games", "1", "--out", harmonies)[0] == 0
+    path = tmp_path / "saved.jsonl"
+    path.write_bytes(harmonies.read_bytes().rstrip(b"\n"))
+    code, _, err = run(capsys, *MCTS_ARGS, "--games", "2", "--out", path)
+    assert code == 2 and "holds games of another command: game 'harmonies'" in err
+    assert path.read_bytes() == harmonies.read_bytes().rstrip(b"\n")  # untouched
+    lines = reference_file.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:3]).rstrip(b"\n"))  # game 2 of this command lost its newline
+    code, out, err = run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)
+    assert code == 0 and path.read_bytes() == reference_file.read_bytes()
+    assert f"dropped a truncated last line ({len(lines[2]) - 1} bytes)" in out + err
+
+
+def test_timing_needs_out_and_must_match_on_resume(capsys, tmp_path, reference_file):
+    code, _, err = run(capsys, *MCTS_ARGS, "--games", "2", "--timing")
+    assert code == 2 and "--timing records each game's time in the output: give --out FILE.jsonl" in err
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(reference_file.read_bytes())
+    code, _, err = run(capsys, *MCTS_ARGS, "--games", "13", "--out", path, "--timing")
+    assert code == 2 and "games not timed (this command: timed, --timing)" in err
+    timed = tmp_path / "timed.jsonl"
+    assert run(capsys, *MCTS_ARGS, "--games", "2", "--out", timed, "--timing")[0] == 0
+    code, _, err = run(capsys, *MCTS_ARGS, "--games", "3", "--out", timed)
+    assert code == 2 and "games timed (this command: not timed, --timing)" in err
+    assert run(capsys, *MCTS_ARGS, "--games", "3", "--out", timed, "--timing")[0] == 0
+    assert all("seconds" in json.loads(line)["meta"] for line in timed.read_text().splitlines())
+
+
+def test_spaces_in_bot_specs_do_not_make_another_command(capsys, tmp_path, reference_file):
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(b"".join(reference_file.read_bytes().splitlines(keepends=True)[:5]))
+    args = ["selfplay", "abacuachego", "--bots", " mcts : 40 , random ", "--seed", "3"]
+    assert run(capsys, *args, "--games", "12", "--out", path)[0] == 0
+    assert path.read_bytes() == reference_file.read_bytes()

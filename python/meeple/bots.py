@@ -78,6 +78,12 @@ class BotError(ValueError):
         return (BotError, (str(self), self.seat, self.move, self.detail))
 
 
+# What a bot (user code) may raise that is its failure, not the program's: SystemExit too (a bot
+# calling sys.exit() would otherwise end `meeple selfplay` or `play` without a word). Ctrl-C
+# (KeyboardInterrupt) stays the user's.
+BOT_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit)
+
+
 @runtime_checkable
 class Bot(Protocol):
     """What `play_game` needs from a player: an action for the player to move."""
@@ -217,6 +223,8 @@ def make_bot(spec: str, game: Any, seed: int | None = None) -> Bot:
 
     Raises ValueError (with the accepted forms) for an unknown or malformed spec.
     """
+    if not isinstance(spec, str):
+        raise TypeError(f"a bot spec must be a str such as 'random' or 'mcts:1000', got {type(spec).__name__}")
     text = spec.strip()
     name, colon, argument = text.partition(":")
     if name in BUILTIN_BOTS:
@@ -252,22 +260,26 @@ def _instantiate(spec: str, factory: Callable[..., Any], game: Any, seed: int | 
     try:
         signature = inspect.signature(factory)
     except (TypeError, ValueError):  # no signature (some built-ins): assume no arguments
-        return factory()
+        signature = None
     for args, kwargs in (((game,), {"seed": seed}), ((), {"seed": seed}), ((), {})):
-        try:
-            signature.bind(*args, **kwargs)
-        except TypeError:
+        if signature is not None:
+            try:
+                signature.bind(*args, **kwargs)
+            except TypeError:
+                continue
+        elif args or kwargs:
             continue
         try:
             return factory(*args, **kwargs)
-        except Exception as e:  # the user's code: any failure to build the bot is a bad spec
+        except BOT_FAILURES as e:  # the user's code: any failure to build the bot is a bad spec
             raise ValueError(f"bot {spec!r} could not be made: {type(e).__name__}: {e}") from e
     raise ValueError(f"bot {spec!r} cannot be called as (game, seed=...), (seed=...) or ()")
 
 
 def parse_bot_specs(text: str, count: int) -> list[str]:
-    """Splits a comma-separated list of bot specs; a single spec is repeated `count` times."""
-    specs = [s.strip() for s in text.split(",")]
+    """Splits a comma-separated list of bot specs; a single spec is repeated `count` times. Spaces
+    around a spec or its colon are dropped ("mcts: 10" is "mcts:10", as records name it)."""
+    specs = [":".join(part.strip() for part in s.split(":")) for s in text.split(",")]
     if any(not s for s in specs):
         raise ValueError(f"empty bot spec in {text!r}")
     if len(specs) == 1:
@@ -287,6 +299,8 @@ def derive_seed(seed: int, *keys: int) -> int:
 
 def sample_chance(state: Any, rng: random.Random) -> int:
     """An outcome of the chance node `state`, drawn with the probabilities of `chance_outcomes()`."""
+    if not state.is_chance_node():
+        raise ValueError("the state is not a chance node: there is no outcome to draw")
     outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
     return int(rng.choices(outcomes, weights=probabilities)[0])
 
@@ -323,7 +337,7 @@ def inform_bots(bots: Mapping[int, Bot], state: Any, action: int, mover_too: boo
             bot.inform_action(state.clone(), player, action)
 
 
-def bot_failure(bot: Any, seat: int, move: int, error: Exception) -> BotError:
+def bot_failure(bot: Any, seat: int, move: int, error: BaseException) -> BotError:
     """The BotError for `error` raised by `bot` (seat `seat`) at move number `move`."""
     if isinstance(error, BotError) and error.detail:
         detail = error.detail
@@ -344,6 +358,7 @@ def play_game(game: Any, bots: Sequence[Bot], seed: int = 0, meta: dict[str, Any
     step (as `MCTS` does), else None (other bots, chance outcomes). `training_examples` in
     `meeple.selfplay` turns such records into arrays.
     """
+    seed = _arguments.seed(seed)  # None would draw explicit chance from the system's entropy
     if isinstance(game, str):
         game = load(game)
     if len(bots) != game.num_players():
@@ -354,7 +369,7 @@ def play_game(game: Any, bots: Sequence[Bot], seed: int = 0, meta: dict[str, Any
     for seat, bot in enumerate(bots):
         try:
             restart_bots([bot])
-        except Exception as e:
+        except BOT_FAILURES as e:
             raise bot_failure(bot, seat, 0, e) from e
     seats = dict(enumerate(bots))
     state = game.new_initial_state(seed=seed)
@@ -371,14 +386,14 @@ def play_game(game: Any, bots: Sequence[Bot], seed: int = 0, meta: dict[str, Any
                 action = choose_action(bots[player], state)
                 if policies:
                     search = search_of(bots[player], state)
-            except Exception as e:
+            except BOT_FAILURES as e:
                 raise bot_failure(bots[player], player, state.move_number(), e) from e
         if policies:
             searches.append(search)
         for seat, bot in seats.items():
             try:
                 inform_bots({seat: bot}, state, action)
-            except Exception as e:
+            except BOT_FAILURES as e:
                 raise bot_failure(bot, seat, state.move_number(), e) from e
         state.apply_action(action)
         record.actions.append(action)
@@ -489,7 +504,12 @@ def play_games(match: Match, indices: Iterable[int], workers: int = 1) -> Iterat
     """The records of `match`'s games `indices`, in that order; `workers > 1` plays them in a
     pool of processes (one per worker, fresh bots for every game, about 4 games per worker queued
     ahead); `WorkerDied` if one of those processes ends (killed, or a bot ended it)."""
-    if workers <= 1:
+    workers = _arguments.int_in_range("workers", workers, 1, _arguments.MAX_INT32)  # now, not at the first game
+    return _played(match, indices, workers)
+
+
+def _played(match: Match, indices: Iterable[int], workers: int) -> Iterator[Record]:
+    if workers == 1:
         yield from map(match.play, indices)
         return
     def died(first: int, last: int, error: BaseException) -> WorkerDied:

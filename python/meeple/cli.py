@@ -35,8 +35,8 @@ import numpy as np
 from . import __version__, list_games, load
 from ._arguments import MAX_THREADS
 from ._registry import game_spec, parse_game_string
-from .bots import (MCTS, Bot, BotError, Match, bot_failure, choose_action, derive_seed, inform_bots, make_bot,
-                   parse_bot_specs, restart_bots, sample_chance)
+from .bots import (BOT_FAILURES, MCTS, Bot, BotError, Match, bot_failure, choose_action, derive_seed, inform_bots,
+                   make_bot, parse_bot_specs, restart_bots, sample_chance)
 from .serialization import RECORD_SCHEMA, Record, state_from_document
 
 # Per-game presentation hooks: a game without an entry is shown with the generic defaults.
@@ -403,7 +403,7 @@ class TerminalGame:
         else:
             try:
                 action = choose_action(self.bots[player], self.state)
-            except Exception as e:
+            except BOT_FAILURES as e:
                 raise self._failure(player, self.state.move_number(), e) from e
             name = f"{player_name(self.game, player)} [{self.specs[player]}]"
             print(f"{name} plays {self.state.action_to_string(action)}")
@@ -477,7 +477,7 @@ class TerminalGame:
         for seat, bot in self.bots.items():
             try:
                 restart_bots([bot])
-            except Exception as e:
+            except BOT_FAILURES as e:
                 raise self._failure(seat, 0, e) from e
         state = self.game.new_initial_state(seed=self.seed)
         for action in actions:
@@ -489,10 +489,10 @@ class TerminalGame:
         for seat, bot in self.bots.items():
             try:
                 inform_bots({seat: bot}, state, action, mover_too=mover_too)
-            except Exception as e:
+            except BOT_FAILURES as e:
                 raise self._failure(seat, state.move_number(), e) from e
 
-    def _failure(self, seat: int, move: int, error: Exception) -> BotError:
+    def _failure(self, seat: int, move: int, error: BaseException) -> BotError:
         failure = bot_failure(self.bots[seat], seat, move, error)
         return BotError(f"bot {self.specs[seat]!r} (seat {seat}) failed at move {move}: {failure.detail}",
                         seat, move, failure.detail)
@@ -515,8 +515,9 @@ class TerminalGame:
 # --- meeple selfplay -------------------------------------------------------------------------
 
 def _cmd_selfplay(args: argparse.Namespace) -> int:
-    if args.policies and args.out is None:
-        raise UsageError("--policies records the searches in the output: give --out FILE.jsonl")
+    for flag, what in (("policies", "the searches"), ("timing", "each game's time")):
+        if getattr(args, flag) and args.out is None:
+            raise UsageError(f"--{flag} records {what} in the output: give --out FILE.jsonl")
     game = _load_game(args.game, args.param)
     specs = _bot_specs(args.bots, game.num_players())
     for spec in dict.fromkeys(specs):
@@ -549,6 +550,11 @@ def _bot_selfplay(game: Any, specs: list[str], args: argparse.Namespace) -> str:
     summary of every game in the output."""
     from . import selfplay
 
+    if args.ray is not None:  # before --out is created: a run that cannot start leaves no file
+        try:
+            selfplay._import_ray()
+        except selfplay.RayUnavailable as e:
+            raise UsageError(str(e)) from None
     out: Any = args.out
     if out == "-":
         out = sys.stdout

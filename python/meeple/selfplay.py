@@ -219,9 +219,18 @@ def _play_processes(match: Match, indices: range, workers: int, timing: bool,
     finally:
         results.close()  # cancels the queued tasks
         if not finished:  # stop the games being played now: they would be thrown away
-            for process in list((executor._processes or {}).values()):
+            processes = list((executor._processes or {}).values())
+            manager: Any = getattr(executor, "_executor_manager_thread", None)  # a Thread (typeshed says otherwise)
+            # Shut down first: the pool's manager thread then drops the cancelled tasks before it
+            # sees the workers die. Otherwise it fails every queued task as broken, and on Python
+            # 3.11 it cannot fail a cancelled one: it printed an InvalidStateError traceback
+            # (CPython gh-107219, fixed in 3.12).
+            executor.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
                 with contextlib.suppress(Exception):
                     process.terminate()
+            if manager is not None:
+                manager.join()
         executor.shutdown(wait=True, cancel_futures=True)
 
 
@@ -414,12 +423,13 @@ def _differences(doc: dict, meta: dict, match: Match, index: int) -> list[str]:
     return out
 
 
-def read_existing(path: str | os.PathLike, match: Match) -> Existing:
+def read_existing(path: str | os.PathLike, match: Match, timing: bool | None = None) -> Existing:
     """The games already in `path` (missing: none), checked against `match`.
 
     Raises `ResumeError` if a line is not a record of `match` (another game, parameters, bots or
-    seed), or if the games are not numbered 0, 1, 2, ... A last line without its newline (a write
-    cut short) is not counted; `Existing.end` is where the complete lines end.
+    seed; with `timing` True or False, also if its games were timed otherwise), or if the games are not numbered 0, 1, 2, ... A last line without its newline (a write
+    cut short) is not counted, but is checked too if it is a whole record (one that only lost its
+    newline); `Existing.end` is where the complete lines end.
     """
     path = Path(path)
     if not path.exists():
@@ -435,7 +445,14 @@ def read_existing(path: str | os.PathLike, match: Match) -> Existing:
                           f"a record); use another --out")
     existing = Existing(end=end, dropped=len(tail))
     game = match.game
-    for number, raw in enumerate(data[:end].split(b"\n")[:-1], 1):
+    lines = data[:end].split(b"\n")[:-1]
+    if tail:
+        try:  # a whole record whose newline was cut off: checked like the others before it is dropped
+            json.loads(tail)
+            lines.append(tail)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            pass
+    for number, raw in enumerate(lines, 1):
         where = f"{path}, line {number}"
         try:
             doc = json.loads(raw)
@@ -446,6 +463,9 @@ def read_existing(path: str | os.PathLike, match: Match) -> Existing:
         meta: dict = doc["meta"] if isinstance(doc.get("meta"), dict) else {}
         index = existing.count
         differences = _differences(doc, meta, match, index)
+        if timing is not None and ("seconds" in meta) != timing:
+            differences.append(f"games {'timed' if 'seconds' in meta else 'not timed'} (this command: "
+                               f"{'timed' if timing else 'not timed'}, --timing)")
         if differences:
             raise ResumeError(f"{path} holds games of another command: {'; '.join(differences)} at line "
                               f"{number}; resume with the same game, parameters, bots, seat rotation and "
@@ -462,6 +482,8 @@ def read_existing(path: str | os.PathLike, match: Match) -> Existing:
                 or any(isinstance(a, bool) or not isinstance(a, int) for a in actions)):
             raise ResumeError(f"{where}: game {index} has no finite returns (one per player) or no list of "
                               f"actions; not a finished game of this command")
+        if raw is tail:  # a match, replayed as it was (the same game from the same seeds)
+            break
         existing.returns.append([float(r) for r in returns])
         existing.lengths.append(len(actions))
         existing.count += 1
@@ -481,7 +503,7 @@ def run(match: Match, games: int, out: str | os.PathLike | IO[str] | None = None
     games = _arguments.int_in_range("games", games, 0, 2**63 - 1)
     existing = Existing()
     if isinstance(out, (str, os.PathLike)):
-        existing = read_existing(out, match)
+        existing = read_existing(out, match, timing)
     returns = list(existing.returns[:games])
     lengths = list(existing.lengths[:games])
     todo = range(len(lengths), games)
