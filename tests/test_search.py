@@ -778,3 +778,27 @@ def test_vector_game_attributes_cannot_be_replaced_and_it_cannot_be_copied():
     with pytest.raises(ValueError, match="pits_per_row"):
         vec._vector.set_state(0, meeple.load("abacuachego", pits_per_row=12).new_initial_state())
     assert vec.state(0) == meeple.VectorGame("abacuachego", 2, seed=1).state(0)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_child_forked_during_a_computation_exits_at_once():
+    """The exit handler waits (up to 1 s) for the threads inside a C++ computation; in a child made
+    by fork while another thread computed, that thread does not exist and is not waited for."""
+    script = textwrap.dedent("""
+        import os, sys, threading, time, warnings
+        import meeple
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads (Python 3.12+)
+        game = meeple.load("abacuachego")
+        threading.Thread(target=lambda: game.perft(game.new_initial_state(), 9), daemon=True).start()
+        time.sleep(0.2)
+        start = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            sys.exit(0)  # a normal exit: the exit handlers run
+        os.waitpid(pid, 0)
+        print(f"{time.monotonic() - start:.3f}")
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+    assert result.returncode == 0, result.stderr
+    assert float(result.stdout) < 0.8
