@@ -49,6 +49,7 @@ from test_imperial_harvest_rules import (
     default_activation,
     dict_of,
     hedge_set,
+    hedge_key,
     ints,
     legal,
     make_game,
@@ -1535,3 +1536,81 @@ def test_d53_a_charge_past_a_bard_hears_its_war_cry_on_the_way(impl):
     after = dict_of(state)
     assert after["characters"][0]["cell"] == [3, 0] and after["activation"]["war_cry"] == [3]
     assert after["activation"]["ap"] == max(0, 3 - ability("charge") - 1)
+
+
+# ---------------------------------------------------------------------------- D54 hedge tokens
+SET_TOKENS = "minotaur,monk,regent/barbarian,hound,nymph"   # 0 minotaur 1 monk 3 barbarian
+ITR = [(5, 3), (6, 3), (5, 4), (6, 4)]                      # the square tile slot iTR
+ITR_INSIDE = [hedge_key((5, 3), (6, 3)), hedge_key((5, 4), (6, 4)), hedge_key((5, 3), (5, 4)),
+              hedge_key((6, 3), (6, 4))]
+
+
+def edges_field(edges):
+    return sorted([list(a), list(b)] for a, b in edges)
+
+
+def test_flip_keeps_hedge_and_chopped_hedge_tokens_on_their_edges(impl):
+    """D54: "All tokens maintain their position on the flipped side of the tile". A planted hedge
+    used to vanish in a flip (its token lost for the game) and a chopped printed hedge grew back."""
+    d = put(base(impl, SET_TOKENS, hedges=True), 0, 5, 3, "n")
+    acting(d, 0, 3)
+    before = hedge_set(d)
+    flipped = dict_of(do(load(impl, d, SET_TOKENS), "flip"))
+    printed_after = hedge_set(flipped)            # no tokens: the faces' hedges
+    assert printed_after == tile_hedges(flipped["tiles"])
+    planted = next(e for e in ITR_INSIDE if e not in before)          # a hedge token here...
+    chopped = next(e for e in ITR_INSIDE if e in printed_after and e != planted)  # ...a chopped one here
+    d["hedges"] = edges_field((before | {planted}) - {chopped})
+    d.update(planted_hedges=edges_field([planted]), chopped_hedges=edges_field([chopped]),
+             hedges_planted=1, hedges_chopped=1)
+    after = dict_of(do(load(impl, d, SET_TOKENS), "flip"))
+    assert hedge_set(after) == (printed_after - {chopped}) | {planted}
+    assert (after["planted_hedges"], after["chopped_hedges"]) == (edges_field([planted]), edges_field([chopped]))
+    assert (after["hedges_planted"], after["hedges_chopped"]) == (1, 1)
+
+
+def test_plant_and_chop_leave_tokens_and_chop_destroys_a_hedge_token(impl):
+    d = base(impl, SET_TOKENS)                      # no hedges
+    put(d, 1, 5, 3, "s")
+    state = do(load(impl, acting(d, 1, 3), SET_TOKENS), "plant e")
+    edge = hedge_key((5, 3), (6, 3))
+    after = dict_of(state)
+    assert hedge_set(after) == {edge} and after["planted_hedges"] == edges_field([edge])
+    assert after["chopped_hedges"] == []
+    put(after, 1, 0, 9)                             # the monk gone far; the barbarian next to the hedge
+    put(after, 3, 6, 3, "w")
+    after.update(done=[], activation=default_activation())
+    state = do(load(impl, acting(after, 3, 3), SET_TOKENS), "chop w")
+    chopped = dict_of(state)
+    assert hedge_set(chopped) == set() and chopped["planted_hedges"] == []
+    assert chopped["chopped_hedges"] == edges_field([edge])
+    assert (chopped["hedges_planted"], chopped["hedges_chopped"]) == (1, 1)
+    again = do(load(impl, put(acting(chopped, 1, 3), 1, 5, 3, "s"), SET_TOKENS), "plant e")
+    d2 = dict_of(again)                             # a hedge token on an edge with a chopped-hedge token
+    assert d2["planted_hedges"] == d2["chopped_hedges"] == edges_field([edge]) and hedge_set(d2) == {edge}
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(planted_hedges=[[[5, 3], [6, 3]]], hedges_planted=1), "planted_hedges"),      # not a hedge
+    (dict(hedges=[[[5, 3], [6, 3]]], chopped_hedges=[[[5, 3], [6, 3]]], hedges_chopped=1), "chopped_hedges"),
+    (dict(hedges=[[[5, 3], [6, 3]]], planted_hedges=[[[5, 3], [6, 3]]]), "planted"),  # more than hedges_planted
+    (dict(chopped_hedges=[[[5, 3], [6, 3]]]), "chopped"),                             # more than hedges_chopped
+    (dict(chopped_hedges=[[[9, 3], [10, 3]]], hedges_chopped=1), "chopped_hedges"),   # off the board
+    (dict(planted_hedges=[[[6, 3], [5, 3]]]), "planted_hedges"),                      # higher cell first
+])
+def test_the_state_dict_checks_the_hedge_tokens(impl, change, message):
+    d = base(impl, SET_TOKENS)
+    d.update(change)
+    with pytest.raises(ValueError, match=message):
+        load(impl, d, SET_TOKENS)
+
+
+def test_hedge_tokens_planted_in_any_order_make_equal_states():
+    """The engine keeps the token edges in one canonical order: equal positions compare equal and
+    share a transposition key (search tables rely on it)."""
+    d = put(base("engine", SET_TOKENS), 1, 5, 3, "s")
+    acting(d, 1, 3)
+    first = do(load("engine", d, SET_TOKENS), "plant e", "plant s")
+    second = do(load("engine", d, SET_TOKENS), "plant s", "plant e")
+    assert first == second and first.transposition_key() == second.transposition_key()
+    assert dict_of(first)["planted_hedges"] == edges_field([hedge_key((5, 3), (6, 3)), hedge_key((5, 3), (5, 4))])

@@ -467,6 +467,11 @@ struct ImperialHarvestTraits {
     d["deposited"] = py::make_tuple(s.deposited[0], s.deposited[1]).cast<py::list>();
     d["hedges_planted"] = static_cast<int>(s.hedges_planted);
     d["hedges_chopped"] = static_cast<int>(s.hedges_chopped);
+    ih::Bits128 east, south;
+    s.planted.to_bits(east, south);
+    d["planted_hedges"] = hedge_list(east, south);
+    s.chopped.to_bits(east, south);
+    d["chopped_hedges"] = hedge_list(east, south);
     d["round"] = static_cast<int>(s.round);
     d["team"] = static_cast<int>(s.team);
     d["phase"] = ih::kPhaseNames[std::min<int>(s.phase, ih::kPhaseCount - 1)];
@@ -537,7 +542,8 @@ struct ImperialHarvestTraits {
 
   static ih::State state_from_dict(const ih::Game& g, const py::dict& d) {
     require_keys(d, {"hedges", "strawberries", "hydras", "characters", "sentries", "bridges", "camps", "tiles",
-                     "regent_vp", "plucked", "deposited", "hedges_planted", "hedges_chopped", "round", "team",
+                     "regent_vp", "plucked", "deposited", "hedges_planted", "hedges_chopped", "planted_hedges",
+                     "chopped_hedges", "round", "team",
                      "phase", "resting", "last_rested", "done", "active", "activation", "respawn_queue",
                      "resume_phase", "current_player", "move_number", "setup_step"});
     ih::State s;
@@ -548,23 +554,35 @@ struct ImperialHarvestTraits {
     s.card.fill(ih::kNone);
     s.camp.fill(ih::kNone);
     s.hydra.fill(ih::kNone);
-    // Hedges: orthogonal neighbours, lower index first, sorted as lists, no repeats.
-    py::list hedges = read_list(d["hedges"], "hedges");
-    std::array<int, 4> previous{-1, -1, -1, -1};
-    for (size_t i = 0; i < hedges.size(); ++i) {
-      const std::string field = "hedges[" + std::to_string(i) + "]";
-      py::list pair = read_list(hedges[i], field, 2);
-      const int a = read_cell(pair[0], field + "[0]"), b = read_cell(pair[1], field + "[1]");
-      const std::array<int, 4> key{ih::cell_x(a), ih::cell_y(a), ih::cell_x(b), ih::cell_y(b)};
-      if (b == a + 1 && ih::cell_y(a) == ih::cell_y(b))
-        s.hedge_east.set(a);
-      else if (b == a + ih::kSize)
-        s.hedge_south.set(a);
-      else
-        bad_field(field, "expected two orthogonally adjacent cells, lower cell index first");
-      if (!(previous < key)) bad_field(field, "hedges must be sorted without repeats");
-      previous = key;
-    }
+    // Edges (hedges, and the edges holding hedge / chopped-hedge tokens): orthogonal neighbours,
+    // lower index first, sorted as lists, no repeats.
+    auto read_edges = [&](const char* name, ih::Bits128& east, ih::Bits128& south) {
+      py::list edges = read_list(d[name], name);
+      std::array<int, 4> previous{-1, -1, -1, -1};
+      for (size_t i = 0; i < edges.size(); ++i) {
+        const std::string field = std::string(name) + "[" + std::to_string(i) + "]";
+        py::list pair = read_list(edges[i], field, 2);
+        const int a = read_cell(pair[0], field + "[0]"), b = read_cell(pair[1], field + "[1]");
+        const std::array<int, 4> key{ih::cell_x(a), ih::cell_y(a), ih::cell_x(b), ih::cell_y(b)};
+        if (b == a + 1 && ih::cell_y(a) == ih::cell_y(b))
+          east.set(a);
+        else if (b == a + ih::kSize)
+          south.set(a);
+        else
+          bad_field(field, "expected two orthogonally adjacent cells, lower cell index first");
+        if (!(previous < key)) bad_field(field, std::string(name) + " must be sorted without repeats");
+        previous = key;
+      }
+    };
+    read_edges("hedges", s.hedge_east, s.hedge_south);
+    ih::Bits128 east, south;
+    read_edges("planted_hedges", east, south);
+    if (!s.planted.from_bits(east, south))
+      bad_field("planted_hedges", "more edges than hedges_planted can count (the box holds 4 hedge tokens)");
+    east = south = ih::Bits128{};
+    read_edges("chopped_hedges", east, south);
+    if (!s.chopped.from_bits(east, south))
+      bad_field("chopped_hedges", "more edges than hedges_chopped can count (the box holds 4 chopped-hedge tokens)");
     auto read_cells = [&](const char* key, ih::Bits128& out) {
       py::list cells = read_list(d[key], key);
       int last = -1;

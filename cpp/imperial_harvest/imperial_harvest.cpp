@@ -1421,12 +1421,15 @@ void Game::apply_act(State& s, const Decoded& d) const {
     case Kind::kChop: {
       pay(s, cost(s, ab));
       const Edge e = board_.edge(c, d.a);
-      Bits128& set = e.south ? s.hedge_south : s.hedge_east;
+      Bits128& hedges = e.south ? s.hedge_south : s.hedge_east;
       if (d.kind == Kind::kPlant) {
-        set.set(e.bit);
+        hedges.set(e.bit);
+        s.planted.add(e.south, e.bit);  // a hedge token, on this edge from now on (D54)
         ++s.hedges_planted;
       } else {
-        set.reset(e.bit);
+        hedges.reset(e.bit);
+        s.planted.remove(e.south, e.bit);  // a hedge token chopped leaves the game
+        s.chopped.add(e.south, e.bit);
         ++s.hedges_chopped;
       }
       --s.uses_left[ability_owner(s, ab)];  // the card owner's uses (38)
@@ -1483,6 +1486,13 @@ void Game::apply_act(State& s, const Decoded& d) const {
       tile_hedges(s, east, south);
       const Bits128& me = board_.slot_edges_east(slot);
       const Bits128& ms = board_.slot_edges_south(slot);
+      // The printed hedges of the new faces, less those under chopped-hedge tokens, plus the
+      // hedge tokens: tokens keep their edges (D28, D54).
+      Bits128 planted_east, planted_south, chopped_east, chopped_south;
+      s.planted.to_bits(planted_east, planted_south);
+      s.chopped.to_bits(chopped_east, chopped_south);
+      east = (east & ~chopped_east) | planted_east;
+      south = (south & ~chopped_south) | planted_south;
       s.hedge_east = (s.hedge_east & ~me) | (east & me);
       s.hedge_south = (s.hedge_south & ~ms) | (south & ms);
       break;

@@ -1162,6 +1162,8 @@ class ImperialHarvestState:
         self._deposited = [0, 0]
         self._planted = 0
         self._chopped = 0
+        self._planted_hedges = set()  # D54: edges holding a hedge token
+        self._chopped_hedges = set()  # D54: edges holding a chopped-hedge token
         self._round = 1
         self._team = IMPERIAL
         self._phase = "rest"
@@ -1306,6 +1308,8 @@ class ImperialHarvestState:
         other = ImperialHarvestState.__new__(ImperialHarvestState)
         other.__dict__.update(self.__dict__)
         other._hedges = set(self._hedges)
+        other._planted_hedges = set(self._planted_hedges)
+        other._chopped_hedges = set(self._chopped_hedges)
         other._strawberries = set(self._strawberries)
         other._bridges = set(self._bridges)
         other._camps = dict(self._camps)
@@ -2048,11 +2052,16 @@ class ImperialHarvestState:
         elif ability == AB_PLANT:
             self._uses[owner] -= 1
             self._planted += 1
-            self._hedges.add(edge(cell, neighbour(cell, *DELTA[a - A_PLANT])))
+            e = edge(cell, neighbour(cell, *DELTA[a - A_PLANT]))
+            self._hedges.add(e)
+            self._planted_hedges.add(e)  # D54: a hedge token (a chopped-hedge token there stays)
         elif ability == AB_CHOP:
             self._uses[owner] -= 1
             self._chopped += 1
-            self._hedges.discard(edge(cell, neighbour(cell, *DELTA[a - A_CHOP])))
+            e = edge(cell, neighbour(cell, *DELTA[a - A_CHOP]))
+            self._hedges.discard(e)
+            self._planted_hedges.discard(e)  # D54: a hedge token there leaves the game
+            self._chopped_hedges.add(e)  # D54: the edge holds a chopped-hedge token (at most one)
         elif ability in (AB_SPEAR, AB_AXE, AB_THROW, AB_HORNS, AB_ARCHER):
             base = {AB_SPEAR: A_SPEAR, AB_AXE: A_AXE, AB_THROW: A_THROW, AB_HORNS: A_HORNS,
                     AB_ARCHER: A_ARCHER}[ability]
@@ -2142,8 +2151,9 @@ class ImperialHarvestState:
         self._strawberries.add(self._cell[t])  # one already there: the dropped one leaves the game
 
     def _flip(self, actor):
-        """47 / D27 / D28: the slot's tile turns over, mirrored along the actor's facing axis; the
-        hedges of every edge touching the slot are rebuilt from all slots' current faces."""
+        """47 / D27 / D28 / D54: the slot's tile turns over, mirrored along the actor's facing
+        axis; every edge touching the slot is a hedge iff it holds a hedge token, or the current
+        faces of all slots print a hedge there and it holds no chopped-hedge token."""
         slot = cell_slot()[self._cell[actor]]
         face, t = self._tiles[slot]
         face = face[:-1] + ("b" if face[-1] == "a" else "a")
@@ -2158,7 +2168,7 @@ class ImperialHarvestState:
                 if other is None:
                     continue
                 e = edge(c, other)
-                if e in built:
+                if e in self._planted_hedges or (e in built and e not in self._chopped_hedges):
                     self._hedges.add(e)
                 else:
                     self._hedges.discard(e)
@@ -2606,6 +2616,8 @@ class ImperialHarvestState:
             "deposited": list(self._deposited),
             "hedges_planted": self._planted,
             "hedges_chopped": self._chopped,
+            "planted_hedges": sorted([pair(a), pair(b)] for a, b in self._planted_hedges),
+            "chopped_hedges": sorted([pair(a), pair(b)] for a, b in self._chopped_hedges),
             "round": self._round,
             "team": self._team,
             "phase": self._phase,
@@ -2704,8 +2716,9 @@ class ImperialHarvestState:
 # ------------------------------------------------------------------------------------ from a dict
 
 _KEYS = ("hedges", "strawberries", "hydras", "characters", "plucked", "deposited", "hedges_planted",
-         "hedges_chopped", "round", "team", "phase", "resting", "last_rested", "done", "active",
-         "activation", "respawn_queue", "resume_phase", "current_player", "move_number")
+         "hedges_chopped", "planted_hedges", "chopped_hedges", "round", "team", "phase", "resting",
+         "last_rested", "done", "active", "activation", "respawn_queue", "resume_phase", "current_player",
+         "move_number")
 _KEYS2 = ("sentries", "bridges", "camps", "tiles", "regent_vp", "setup_step")  # R21: optional
 _ACTIVATION_KEYS = ("ap", "face_used", "grapple_used", "pounce_used", "throw_used", "charm_used",
                     "compulsions", "compel_target", "ballad", "war_cry", "bonus")
@@ -2853,17 +2866,33 @@ def _state_from_dict(game, d):
     else:
         s._tiles = None if board.tiles is None else {k: list(v) for k, v in board.tiles.items()}
 
-    previous = None
-    for i, h in enumerate(listing(d["hedges"], "hedges")):
-        listing(h, f"hedges[{i}]", 2)
-        a, b = cell(h[0], f"hedges[{i}][0]"), cell(h[1], f"hedges[{i}][1]")
-        if manhattan(a, b) != 1:
-            fail(f"hedges[{i}] {h!r} does not join two orthogonally adjacent cells")
-        key = (xy(a), xy(b))
-        if a > b or (previous is not None and key <= previous):
-            fail("hedges must be pairs with the lower cell index first, sorted, without repeats")
-        previous = key
-        s._hedges.add(edge(a, b))
+    def edges(value, what):
+        found = set()
+        previous = None
+        for i, h in enumerate(listing(value, what)):
+            listing(h, f"{what}[{i}]", 2)
+            a, b = cell(h[0], f"{what}[{i}][0]"), cell(h[1], f"{what}[{i}][1]")
+            if manhattan(a, b) != 1:
+                fail(f"{what}[{i}] {h!r} does not join two orthogonally adjacent cells")
+            key = (xy(a), xy(b))
+            if a > b or (previous is not None and key <= previous):
+                fail(f"{what} must be pairs with the lower cell index first, sorted, "
+                     "without repeats")
+            previous = key
+            found.add(edge(a, b))
+        return found
+
+    s._hedges = edges(d["hedges"], "hedges")
+    # D54: the hedge tokens and chopped-hedge tokens on the board.
+    s._planted_hedges = edges(d["planted_hedges"], "planted_hedges")
+    s._chopped_hedges = edges(d["chopped_hedges"], "chopped_hedges")
+    for a, b in sorted(s._planted_hedges):
+        if (a, b) not in s._hedges:
+            fail(f"planted_hedges holds {[list(xy(a)), list(xy(b))]}, which is not in hedges")
+    for a, b in sorted(s._chopped_hedges):
+        if (a, b) in s._hedges and (a, b) not in s._planted_hedges:
+            fail(f"chopped_hedges holds {[list(xy(a)), list(xy(b))]}, which is in hedges but not "
+                 "in planted_hedges")
 
     previous = -1
     for i, c in enumerate(listing(d["strawberries"], "strawberries")):
@@ -2948,6 +2977,12 @@ def _state_from_dict(game, d):
              f"({TOTAL_STRAWBERRIES})")
     s._planted = integer(d["hedges_planted"], "hedges_planted", 0, MAX_HEDGES_PLANTED)
     s._chopped = integer(d["hedges_chopped"], "hedges_chopped", 0, MAX_HEDGES_CHOPPED)
+    if len(s._planted_hedges) > s._planted:
+        fail(f"planted_hedges holds {len(s._planted_hedges)} edges, more than hedges_planted "
+             f"({s._planted})")
+    if len(s._chopped_hedges) > s._chopped:
+        fail(f"chopped_hedges holds {len(s._chopped_hedges)} edges, more than hedges_chopped "
+             f"({s._chopped})")
     s._round = integer(d["round"], "round", 1, ROUNDS)
     s._team = integer(d["team"], "team", 0, 1)
     s._setup_step = integer(d.get("setup_step", 0), "setup_step", 0, 5)
