@@ -279,17 +279,23 @@ def test_policies_from_the_command_line(capsys, tmp_path):
     assert code == 2 and "--policies records the searches in the output: give --out FILE.jsonl" in err
 
 
-def test_resume_refuses_a_file_with_other_policy_recording(capsys, tmp_path, reference_file):
+@pytest.mark.parametrize("flag, what, meta_key", [("--policies", "searches", "policies"),
+                                                   ("--timing", "games", "seconds")])
+def test_resume_refuses_a_file_recorded_with_other_flags(capsys, tmp_path, reference_file, flag, what, meta_key):
+    """--policies and --timing change what each record holds: a file is resumed only with the flags
+    that wrote it."""
+    done, not_done = ("recorded", "not recorded") if flag == "--policies" else ("timed", "not timed")
     path = tmp_path / "games.jsonl"
     path.write_bytes(reference_file.read_bytes())
-    code, _, err = run(capsys, *MCTS_ARGS, "--games", "13", "--out", path, "--policies")
-    assert code == 2 and "searches not recorded (this command: recorded, --policies)" in err
-    searched = tmp_path / "searched.jsonl"
-    assert run(capsys, *MCTS_ARGS, "--games", "2", "--out", searched, "--policies")[0] == 0
-    code, _, err = run(capsys, *MCTS_ARGS, "--games", "3", "--out", searched)
-    assert code == 2 and "searches recorded (this command: not recorded, --policies)" in err
-    assert run(capsys, *MCTS_ARGS, "--games", "3", "--out", searched, "--policies")[0] == 0
-    assert len(searched.read_text().splitlines()) == 3
+    code, _, err = run(capsys, *MCTS_ARGS, "--games", "13", "--out", path, flag)
+    assert code == 2 and f"{what} {not_done} (this command: {done}, {flag})" in err
+    flagged = tmp_path / "flagged.jsonl"
+    assert run(capsys, *MCTS_ARGS, "--games", "2", "--out", flagged, flag)[0] == 0
+    code, _, err = run(capsys, *MCTS_ARGS, "--games", "3", "--out", flagged)
+    assert code == 2 and f"{what} {done} (this command: {not_done}, {flag})" in err
+    assert run(capsys, *MCTS_ARGS, "--games", "3", "--out", flagged, flag)[0] == 0
+    assert all(meta_key in json.loads(line)["meta"] for line in flagged.read_text().splitlines())
+    assert len(flagged.read_text().splitlines()) == 3
 
 
 @pytest.mark.parametrize("name, params, bots", [
@@ -501,19 +507,9 @@ def test_resume_checks_a_whole_last_record_that_lost_its_newline(capsys, tmp_pat
     assert f"dropped a truncated last line ({len(lines[2]) - 1} bytes)" in out + err
 
 
-def test_timing_needs_out_and_must_match_on_resume(capsys, tmp_path, reference_file):
+def test_timing_needs_out(capsys):
     code, _, err = run(capsys, *MCTS_ARGS, "--games", "2", "--timing")
     assert code == 2 and "--timing records each game's time in the output: give --out FILE.jsonl" in err
-    path = tmp_path / "games.jsonl"
-    path.write_bytes(reference_file.read_bytes())
-    code, _, err = run(capsys, *MCTS_ARGS, "--games", "13", "--out", path, "--timing")
-    assert code == 2 and "games not timed (this command: timed, --timing)" in err
-    timed = tmp_path / "timed.jsonl"
-    assert run(capsys, *MCTS_ARGS, "--games", "2", "--out", timed, "--timing")[0] == 0
-    code, _, err = run(capsys, *MCTS_ARGS, "--games", "3", "--out", timed)
-    assert code == 2 and "games timed (this command: not timed, --timing)" in err
-    assert run(capsys, *MCTS_ARGS, "--games", "3", "--out", timed, "--timing")[0] == 0
-    assert all("seconds" in json.loads(line)["meta"] for line in timed.read_text().splitlines())
 
 
 def test_spaces_in_bot_specs_do_not_make_another_command(capsys, tmp_path, reference_file):
