@@ -297,20 +297,18 @@ std::string Game::check_consistency(const State& s) const {
     if (s.regent_vp[tm] > most) return "regent_vp out of range";
   }
   // Geometry.
-  Bits128 planted_east, planted_south, chopped_east, chopped_south;
-  s.planted.to_bits(planted_east, planted_south);
-  s.chopped.to_bits(chopped_east, chopped_south);
   for (int c = 0; c < 128; ++c) {
     if (s.hedge_east.test(c) && (c >= kCells || cell_x(c) == kSize - 1)) return "a hedge lies off the board";
     if (s.hedge_south.test(c) && c >= kCells - kSize) return "a hedge lies off the board";
-    if ((chopped_east.test(c) && (c >= kCells || cell_x(c) == kSize - 1)) ||
-        (chopped_south.test(c) && c >= kCells - kSize))
-      return "a chopped hedge lies off the board";
     if (s.strawberries.test(c) && (c >= kCells || water(s, c))) return "a strawberry lies off the board or on water";
     if (s.bridges.test(c) && (c >= kCells || board_.spot_index(c) == kNone)) return "a bridge is not on a non-elbow moat cell";
   }
-  // D54: hedge tokens lie on hedges; a chopped-hedge token's edge has no hedge but a token's;
+  // D54 (token edges are board edges: the state dict reads them as adjacent cells): hedge tokens
+  // lie on hedges; a chopped-hedge token's edge has no hedge but a token's;
   // no more tokens on the board than were used.
+  Bits128 planted_east, planted_south, chopped_east, chopped_south;
+  s.planted.to_bits(planted_east, planted_south);
+  s.chopped.to_bits(chopped_east, chopped_south);
   if ((planted_east & ~s.hedge_east).any() || (planted_south & ~s.hedge_south).any())
     return "a planted hedge (planted_hedges) is not a hedge";
   if ((chopped_east & s.hedge_east & ~planted_east).any() || (chopped_south & s.hedge_south & ~planted_south).any())

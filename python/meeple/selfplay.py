@@ -427,9 +427,10 @@ def read_existing(path: str | os.PathLike, match: Match, timing: bool | None = N
     """The games already in `path` (missing: none), checked against `match`.
 
     Raises `ResumeError` if a line is not a record of `match` (another game, parameters, bots or
-    seed; with `timing` True or False, also if its games were timed otherwise), or if the games are not numbered 0, 1, 2, ... A last line without its newline (a write
-    cut short) is not counted, but is checked too if it is a whole record (one that only lost its
-    newline); `Existing.end` is where the complete lines end.
+    seed; with `timing` True or False, also if its games were timed otherwise), or if the games
+    are not numbered 0, 1, 2, ... A last line without its newline (a write cut short) is not
+    counted, but is checked too if it is a whole record (one that only lost its newline);
+    `Existing.end` is where the complete lines end.
     """
     path = Path(path)
     if not path.exists():

@@ -71,7 +71,12 @@ class VectorGame:
             raise ValueError(f"masks must be True, False or 'packed', got {masks!r}")
         self._vector = engine._vector(  # type: ignore[attr-defined]  # each engine Game has it
             n, seed, threads, observations, masks is not False, masks == "packed")
+        # The arrays the engine writes, fetched once (reading them is then a plain attribute read).
         self._observations: np.ndarray = self._vector.observations.reshape((n, *engine.observation_shape()))
+        self._masks: np.ndarray = self._vector.masks
+        self._rewards: np.ndarray = self._vector.rewards
+        self._terminated: np.ndarray = self._vector.terminated
+        self._current_player: np.ndarray = self._vector.current_player
 
     # Read-only attributes: the engine writes these very arrays, and reads its states with this game.
     @property
@@ -84,25 +89,25 @@ class VectorGame:
 
     @property
     def masks(self) -> np.ndarray:
-        return self._vector.masks
+        return self._masks
 
     @property
     def rewards(self) -> np.ndarray:
-        return self._vector.rewards
+        return self._rewards
 
     @property
     def terminated(self) -> np.ndarray:
-        return self._vector.terminated
+        return self._terminated
 
     @property
     def current_player(self) -> np.ndarray:
-        return self._vector.current_player
+        return self._current_player
 
     def __copy__(self):
         raise TypeError("a VectorGame cannot be copied: make a new one (states go in with set_state)")
 
     def __deepcopy__(self, memo):
-        self.__copy__()
+        raise TypeError("a VectorGame cannot be copied: make a new one (states go in with set_state)")
 
     def __reduce__(self):
         raise TypeError("a VectorGame cannot be pickled: its states live in C++ (pickle vec.state(i) instead)")
@@ -123,7 +128,7 @@ class VectorGame:
     def step(self, actions) -> tuple[np.ndarray, np.ndarray]:
         """Applies one action per state; returns (rewards, terminated) views."""
         self._vector.step(np.asarray(actions))
-        return self.rewards, self.terminated
+        return self._rewards, self._terminated
 
     def random_actions(self) -> np.ndarray:
         """One uniformly random legal action per state, drawn in C++ by each slot's generator during
@@ -143,8 +148,9 @@ class VectorGame:
         ``current_player[i]`` and the slot's random action describe it at once. ``rewards[i]`` and
         ``terminated[i]`` keep what the last step wrote; when this game ends, the slot starts its
         next new game as usual. A state of another game raises TypeError; one of other parameters,
-        or a finished game, raises ValueError; either changes nothing. With implicit chance the slot draws from the
-        state's own generator: ``reseed`` a copy first for rollouts with futures of their own.
+        or a finished game, raises ValueError; either changes nothing. With implicit chance the
+        slot draws from the state's own generator: ``reseed`` a copy first for rollouts with
+        futures of their own.
         """
         _arguments.state_of(self.game, state)
         self._vector.set_state(i, state)
