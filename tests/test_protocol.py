@@ -292,6 +292,22 @@ def test_clone_independence(case):
                 kept.append((state.clone(), d))
 
 
+@pytest.mark.parametrize("implementation", ["engine", "reference"])
+def test_games_and_states_compare_by_value(case, implementation):
+    """Two loads of one game are equal, and so are states of equal games with equal contents (the
+    reference's Abacuachego and Imperial Harvest states compared by identity before)."""
+    load = case.load if implementation == "engine" else case.load_reference
+    game, again = load(), load()
+    assert game == again and game is not again
+    first, second = game.new_initial_state(seed=4), again.new_initial_state(seed=4)
+    assert first == second and first.transposition_key() == second.transposition_key()
+    action = int(first.legal_actions()[0])
+    first.apply_action(action)
+    assert first != second and first != first.to_dict()
+    second.apply_action(action)
+    assert first == second
+
+
 def _position(state) -> dict:
     return {k: v for k, v in state.to_dict().items() if k != "rng"}
 
@@ -300,7 +316,8 @@ def _position(state) -> dict:
 def test_reseed_changes_only_the_draws_to_come(case, implementation):
     """`reseed(seed)` (for search that determinises) keeps the position; with implicit chance the
     draws still to come then follow from `seed` alone, and the generator is `seed` itself in both
-    implementations; other games and modes are unchanged. A bad seed raises and changes nothing."""
+    implementations (so the copy is no longer == the state, nor shares its transposition key);
+    other games and modes are unchanged. A bad seed raises and changes nothing."""
     game = case.load() if implementation == "engine" else case.load_reference()
     implicit = case.name == "harmonies" and case.params.get("chance", "implicit") == "implicit"
     futures_differ = 0
@@ -318,6 +335,9 @@ def test_reseed_changes_only_the_draws_to_come(case, implementation):
                 copy_.reseed(value)
                 assert _position(copy_) == _position(state)
             assert same.to_dict() == ({**d, "rng": f"0x{11:016x}"} if implicit else d)
+            # The generator is part of the state (documented): a reseeded copy is another state.
+            assert (other == state) == (not implicit)
+            assert (other.transposition_key() == state.transposition_key()) == (not implicit)
             chooser = random.Random(ply)
             for _ in range(20):  # the same actions: the same draws after the same seed
                 if same.is_terminal():

@@ -115,6 +115,12 @@ class AbacuachegoGame:
         args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
         return f"AbacuachegoGame({args})"
 
+    # Equal by value, like the engine's games and states (and the Harmonies reference's).
+    def __eq__(self, other):
+        return isinstance(other, AbacuachegoGame) and other._params == self._params
+
+    __hash__ = None  # type: ignore[assignment]  # as the Harmonies reference's game
+
     def parameters(self):
         return dict(self._params)
 
@@ -485,3 +491,10 @@ class AbacuachegoState:
 
     def __repr__(self):
         return f"<AbacuachegoState {self.to_dict()}>"
+
+    def __eq__(self, other):
+        if not isinstance(other, AbacuachegoState):
+            return False
+        return self._game == other._game and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable

@@ -1023,6 +1023,12 @@ class ImperialHarvestGame:
         return "ImperialHarvestGame(" + ", ".join(
             f"{k}={v!r}" for k, v in self._params.items() if k != "characters") + ")"
 
+    # Equal by value, like the engine's games and states (and the Harmonies reference's).
+    def __eq__(self, other):
+        return isinstance(other, ImperialHarvestGame) and other._params == self._params
+
+    __hash__ = None  # type: ignore[assignment]  # as the Harmonies reference's game
+
     def parameters(self):
         params = dict(self._params)
         params["characters"] = copy.deepcopy(params["characters"])  # the caller's copy
@@ -2711,6 +2717,13 @@ class ImperialHarvestState:
 
     def __repr__(self):
         return f"<ImperialHarvestState {self.to_dict()}>"
+
+    def __eq__(self, other):
+        if not isinstance(other, ImperialHarvestState):
+            return False
+        return self._game == other._game and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable
 
 
 # ------------------------------------------------------------------------------------ from a dict
