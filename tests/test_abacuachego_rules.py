@@ -724,7 +724,7 @@ def test_r17_reference_rejects_text_for_bool_and_int(name, value):
         make_game("reference", **{name: value})
 
 
-# --------------------------------------------------------------------------- decisions D1-D5
+# --------------------------------------------------------------------------- decisions D1-D6
 
 @pytest.mark.parametrize("params", [{}, {"parity": "pit", "skip_origin_on_lap": True},
                                     {"origin_match": "pit", "match": "exact"},
@@ -1038,3 +1038,21 @@ def test_reference_board_picture():
     assert numbers[3] == [2] * 10                         # south: Zipa 1 .. 10
     assert "Zaque to move" in str(state)
     assert [int(x) for x in lines[0].split()[:10]] == list(range(10, 0, -1))
+
+
+# D6: origin_match="pit" numbers the origin on the board count too (1..2n from Zipa's pit 1 CCW),
+# which differs from its own number 1..n when n != 10. n = 12, 120 grains.
+# Zaque 3cw, h=12: Zaque 2, 1 (+1), [Zaque's store], Zipa 12..3 (+1). Destination Zipa 3 (3->4,
+# board number 3); origin Zaque 3 is board number 15: no match (its own number, 3, would be).
+# Neighbours Zipa 2 (2->3), Zipa 4 (4->5), front Zaque 10 (1): no adjacent match either.
+# Zipa 5ccw, h=10 (CCW legal: reaches Zaque's row): Zipa 6..12 (+1), [Zaque's store], Zaque 1, 2,
+# 3 (+1). Destination Zaque 3 (7->8, board number 15) matches origin Zipa 5 (own 5, its own
+# number 3 would not); neighbours Zaque 2 (6), Zaque 4 (1), front Zipa 10 (2) do not: 8 captured.
+@pytest.mark.parametrize("before, action, after", [
+    (P([1, 2, 3, 4] + [1] * 8, [1, 1, 12] + [1] * 9, [40, 39], 1),
+     "3cw", P([1, 2, 4, 5] + [2] * 8, [2, 2, 0] + [1] * 9, [40, 39], 0, 1)),
+    (P([1] * 4 + [10] + [1] * 7, [3, 5, 7] + [1] * 9, [40, 35]),
+     "5ccw", P([1] * 4 + [0] + [2] * 7, [4, 6, 0] + [1] * 9, [48, 35], 1, 1)),
+])
+def test_d6_pit_origin_match_numbers_both_pits_around_the_board(impl, before, action, after):
+    check_move(impl, "zipa", before, action, after, pits_per_row=12, origin_match="pit")
