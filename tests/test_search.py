@@ -192,10 +192,13 @@ def test_vector_game_reset_with_a_seed_starts_as_a_new_vector(name):
         return all(np.array_equal(x, y) for first, again in zip(a, b) for x, y in zip(first, again))
 
     vec = meeple.VectorGame(game, 7, seed=3)
+    assert vec.seed == 3
     own = trace(vec)
     vec.reset(seed=12)
+    assert vec.seed == 12
     assert same(trace(vec), trace(meeple.VectorGame(game, 7, seed=12)))
     vec.reset()
+    assert vec.seed == 12
     assert same(trace(vec), trace(meeple.VectorGame(game, 7, seed=12)))  # the seed it has now
     vec.reset(seed=3)
     assert same(trace(vec), own)
@@ -205,6 +208,7 @@ def test_vector_game_reset_with_a_seed_starts_as_a_new_vector(name):
         with pytest.raises(error, match="seed must be an int"):
             vec.reset(seed=bad)
     assert [vec.state(i) for i in range(7)] == states and np.array_equal(vec.masks, masks)
+    assert vec.seed == 3
 
 
 def test_vector_game_autoreset_and_views():
@@ -754,7 +758,7 @@ def test_vector_game_read_only_outputs_are_refused_without_changing_anything():
             with pytest.raises(ValueError, match=f"VectorGame.{output} is read-only"):
                 call()
         getattr(vec, output).flags.writeable = True
-        assert [vec.state(i) for i in range(3)] == [twin.state(i) for i in range(3)]
+        assert [vec.state(i) for i in range(3)] == [twin.state(i) for i in range(3)] and vec.seed == 1
         assert np.array_equal(vec.masks, twin.masks)
     for _ in range(200):  # the same games on: same seed, same episode counts
         actions = twin.random_actions()
@@ -768,7 +772,7 @@ def test_vector_game_attributes_cannot_be_replaced_and_it_cannot_be_copied():
     import copy
     import pickle
     vec = meeple.VectorGame("abacuachego", 2, seed=1)
-    for name in ("game", "observations", "masks", "rewards", "terminated", "current_player"):
+    for name in ("game", "seed", "observations", "masks", "rewards", "terminated", "current_player"):
         with pytest.raises(AttributeError):
             setattr(vec, name, getattr(vec, name))
     for attempt in (copy.copy, copy.deepcopy, pickle.dumps):

@@ -65,6 +65,7 @@ class VectorGame:
         threads = _arguments.threads(threads)
         seed = _arguments.seed(seed)
         self._game: Game = engine
+        self._seed = seed
         if not isinstance(observations, bool):
             raise ValueError(f"observations must be True or False, got {observations!r}")
         if not (isinstance(masks, bool) or (isinstance(masks, str) and masks == "packed")):
@@ -119,10 +120,19 @@ class VectorGame:
     def threads(self) -> int:
         return self._vector.threads
 
+    @property
+    def seed(self) -> int:
+        """The seed the slots' games come from: the constructor's, or that of the last reset(seed)."""
+        return self._seed
+
     def reset(self, seed: int | None = None) -> np.ndarray:
-        """Starts every slot's game again, as a new VectorGame with `seed` would (default: the
-        seed it has, so the same games as at its start); returns the observations."""
-        self._vector.reset(None if seed is None else _arguments.seed(seed))
+        """Starts every slot's game again, as a new VectorGame with `seed` would; returns the
+        observations. `seed` None: the vector's `seed` (the constructor's, or the last one given
+        to reset), so the same games as after that start."""
+        seed = None if seed is None else _arguments.seed(seed)
+        self._vector.reset(seed)
+        if seed is not None:
+            self._seed = seed
         return self.observations
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray]:
