@@ -1,12 +1,14 @@
 """The README's examples run as written, and docs/serialization.md's documents load."""
 from __future__ import annotations
 
+import io
+import json
 import re
 from pathlib import Path
 
-import json
-
 import meeple
+from meeple import selfplay
+from meeple.bots import Match
 from meeple.serialization import Record
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,3 +43,8 @@ def test_serialization_documents_load():
     final = record.replay()
     assert final.is_terminal() and final.returns().tolist() == record_doc["returns"]
     assert record_doc["meta"]["plies"] == len(record_doc["actions"])
+    # What `meeple selfplay "abacuachego(pits_per_row=2,seeds_per_pit=2)" --games 5 --seed 3` writes.
+    out = io.StringIO()
+    game = meeple.load("abacuachego", pits_per_row=2, seeds_per_pit=2)
+    selfplay.run(Match(game, ("random", "random"), seed=3), 5, out=out)
+    assert json.loads(out.getvalue().splitlines()[4]) == record_doc

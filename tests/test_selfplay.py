@@ -63,11 +63,15 @@ def test_workers_and_chunks_do_not_change_the_records(name, params, bots):
     assert [json.loads(line)["meta"]["index"] for line in serial] == list(range(7))
 
 
+def _child_env() -> dict[str, str]:
+    """The environment of a child Python that imports this meeple (source tree or installed)."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(Path(meeple.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")) if p)}
+
 def test_the_command_line_is_spawn_safe(tmp_path, reference_file):
     """`python -m meeple selfplay --workers 2`: worker processes are spawned, not forked."""
     path = tmp_path / "cli.jsonl"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(Path(meeple.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")) if p)}
+    env = _child_env()
     done = subprocess.run([sys.executable, "-m", "meeple", *MCTS_ARGS, "--games", "12", "--workers", "2",
                            "--out", str(path)], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -441,8 +445,7 @@ def test_stdout_output_is_not_resumed(capsys):
 
 def test_importing_meeple_does_not_import_ray():
     code = "import sys, meeple, meeple.selfplay, meeple.cli; assert 'ray' not in sys.modules"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(Path(meeple.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")) if p)}
+    env = _child_env()
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)
 
 
@@ -518,3 +521,14 @@ def test_spaces_in_bot_specs_do_not_make_another_command(capsys, tmp_path, refer
     args = ["selfplay", "abacuachego", "--bots", " mcts : 40 , random ", "--seed", "3"]
     assert run(capsys, *args, "--games", "12", "--out", path)[0] == 0
     assert path.read_bytes() == reference_file.read_bytes()
+
+
+def test_selfplay_module_after_a_plain_import():
+    """`meeple.selfplay.training_examples`, as the README writes it, works after `import meeple`;
+    the module is imported only then (it pulls in multiprocessing)."""
+    env = _child_env()
+    code = ("import sys, meeple; assert 'meeple.selfplay' not in sys.modules; "
+            "print(meeple.selfplay.training_examples.__name__); meeple.no_such_thing")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert done.stdout == "training_examples\n"
+    assert "AttributeError: module 'meeple' has no attribute 'no_such_thing'" in done.stderr

@@ -16,7 +16,9 @@ pure-Python reference (`meeple.reference`):
 from __future__ import annotations
 
 import atexit
+import importlib
 from collections import namedtuple
+from typing import TYPE_CHECKING, Any
 
 from . import _arguments, _core
 from ._core import CHANCE, TERMINAL
@@ -51,7 +53,7 @@ def random_playouts(game: Game | str, n: int, seed: int = 0, threads: int = 1) -
 
     Returns numpy arrays: `returns` (n, num_players) and `lengths` (n,) in actions per game.
     Game i is seeded from (seed, i), so results do not depend on `threads`. `seed` is an int in
-    0..2**64-1 (None is not a seed here: TypeError), `threads` 1..MAX_THREADS.
+    0..2**64-1 (None is not a seed here: TypeError), `n` 0..2**40, `threads` 1..1024.
 
     >>> result = random_playouts("abacuachego", 100, seed=3)
     >>> result.returns.shape, bool((result.lengths > 0).all())
@@ -64,3 +66,13 @@ def random_playouts(game: Game | str, n: int, seed: int = 0, threads: int = 1) -
 
 
 from . import bots, reference  # noqa: E402  (meeple.bots.MCTS, meeple.reference.load after `import meeple`)
+
+if TYPE_CHECKING:
+    from . import selfplay
+else:
+    def __getattr__(name: str) -> Any:
+        # meeple.selfplay after a plain `import meeple`, imported when first used: it pulls in
+        # multiprocessing and concurrent.futures, which the engine does not need.
+        if name == "selfplay":
+            return importlib.import_module(".selfplay", __name__)
+        raise AttributeError(f"module 'meeple' has no attribute {name!r}")

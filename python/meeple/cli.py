@@ -125,7 +125,10 @@ def _build_parser() -> argparse.ArgumentParser:
                           help=f"number of games (at most {MAX_GAMES:,})")
     selfplay.add_argument("--bots", default="random",
                           help="one bot spec for every seat, or one per seat, comma-separated (default random)")
-    selfplay.add_argument("--seed", type=_seed, default=0, help="base seed (default 0)")
+    selfplay.add_argument("--seed", type=_seed, default=0,
+                          help="base seed (default 0). All-random bots without --out, --rotate-seats or --ray "
+                               "are played by C++ random playouts, whose games differ from those recorded "
+                               "with --out for the same seed (both are the same on every run)")
     selfplay.add_argument("--rotate-seats", action="store_true",
                           help="move every bot one seat on after each game (two bots swap seats), so each "
                                "plays every seat equally often; the summary is then per bot")
@@ -133,7 +136,8 @@ def _build_parser() -> argparse.ArgumentParser:
                           help="record each search's root visit counts (meta.policies of every record; needs "
                                "--out): training data, read with meeple.selfplay.training_examples(FILE)")
     selfplay.add_argument("--workers", type=_workers, metavar="K",
-                          help="processes (default 1; threads for all-random bots without --out; "
+                          help="processes (default 1; threads for all-random bots without --out, "
+                               "--rotate-seats or --ray; "
                                "with --ray, about 2K tasks queued, default K = the cluster's CPUs)")
     selfplay.add_argument("--out", metavar="FILE.jsonl",
                           help="write one JSON record per game, in game order ('-': stdout); an existing "
@@ -147,7 +151,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
     perft = command("perft", _cmd_perft, "count the action sequences of each depth")
     _game_arguments(perft)
-    perft.add_argument("--depth", type=_positive, required=True, metavar="D")
+    perft.add_argument("--depth", type=_positive, required=True, metavar="D",
+                       help="count to this depth: 1..the game's max_game_length()")
     perft.add_argument("--seed", type=_seed, default=0, help="seed of the initial state (default 0)")
     perft.add_argument("--divide", action="store_true", help="also count per first action at depth D")
 
