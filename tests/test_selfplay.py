@@ -175,6 +175,11 @@ def test_head_to_head_interval_and_elo():
     assert cli.elo_difference(0.75) == pytest.approx(400 * np.log10(3))
     assert cli.elo_difference(0.5) == 0 and cli.elo_difference(0.25) == pytest.approx(-400 * np.log10(3))
     assert cli.elo_difference(1.0) == float("inf") and cli.elo_difference(0.0) == float("-inf")
+    # Rounding must not leave the interval short of its own estimate (6 of 6 gave 0.9999999999999999).
+    for n in range(1, 200):
+        assert cli.head_to_head(np.ones(n))[2] == 1.0 and cli.head_to_head(np.zeros(n))[1] == 0.0
+        score, low, high = cli.head_to_head(np.random.default_rng(n).choice([0.0, 0.5, 1.0], n))
+        assert low <= score <= high
 
 
 def test_rotated_seats_with_workers_give_the_same_file(capsys, tmp_path):
