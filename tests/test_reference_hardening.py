@@ -4,7 +4,8 @@ ValueError / TypeError, as the engine does, and never yields a silently wrong st
 - documents never make the reference open a file (a path as `characters`);
 - copy.copy / copy.deepcopy of a reference state are independent states;
 - Imperial Harvest `vp(team)` checks `team`, `new_initial_state(seed=...)` and `reseed` check the
-  seed's range, as the engine does (same exception types and messages);
+  seed's range, as the engine does (same exception types and messages), and an action that is no
+  int is a TypeError on both;
 - Imperial Harvest state dicts: what the engine refuses the reference refuses (targeted cases, and
   a bounded seeded fuzzer of mutated `to_dict()`s);
 - user card tables (`characters=`): what the engine refuses the reference refuses; what the two
@@ -115,6 +116,19 @@ def _same_error(call_engine, call_reference):
             outcomes.append((type(e).__name__, str(e)))
     assert outcomes[0] == outcomes[1]
     return outcomes[1]
+
+@pytest.mark.parametrize("name", GAMES)
+def test_action_of_a_wrong_type_raises_type_error_as_the_engine(name):
+    """An action that is no int is a TypeError on both (the reference said ValueError "illegal
+    action" for True, 1.0 or None), and leaves the state unchanged."""
+    engine, ref = meeple.load(name).new_initial_state(), reference.load(name).new_initial_state()
+    before = ref.to_dict()
+    for action in (True, False, 1.0, "1", None, [1], object()):
+        for method in ("apply_action", "action_to_string"):
+            kind, message = _same_error(lambda: getattr(engine, method)(action),
+                                        lambda: getattr(ref, method)(action))
+            assert kind == "TypeError" and message.startswith("an action must be an int, got ")
+    assert ref.to_dict() == before
 
 
 def test_vp_checks_its_team():

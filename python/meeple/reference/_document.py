@@ -26,6 +26,15 @@ def as_int(value):
         return None
 
 
+def action_int(action):
+    """An action as an int; TypeError, as the engine raises, for one that is no integer at all (a
+    bool, float, str, None...), so that a caller can tell a wrong type from an illegal action."""
+    a = as_int(action)
+    if a is None:
+        raise TypeError(f"an action must be an int, got {type(action).__name__}")
+    return a
+
+
 def check_seed(seed):
     """The seed of `new_initial_state(seed=...)` as an int (None: 0), as the engine checks it:
     TypeError for a value that is not an int, ValueError outside 0..2**64-1."""

@@ -21,7 +21,7 @@ your own store), d = 1 counter-clockwise (CCW, away from your store).
 import re
 
 from . import _document
-from ._document import as_int as _as_int
+from ._document import action_int as _action_int, as_int as _as_int
 
 ZIPA = 0
 ZAQUE = 1
@@ -341,8 +341,8 @@ class AbacuachegoState:
         return [float(v) for v in values]
 
     def action_to_string(self, action):
-        a = _as_int(action)
-        if a is None or not 0 <= a < self._game.num_distinct_actions():
+        a = _action_int(action)
+        if not 0 <= a < self._game.num_distinct_actions():
             raise ValueError(f"action must be an integer in 0..{self._game.num_distinct_actions() - 1},"
                              f" got {action!r}")
         index, direction = divmod(a, 2)
@@ -401,9 +401,9 @@ class AbacuachegoState:
     # ----------------------------------------------------------------- protocol: playing
 
     def apply_action(self, action):
-        a = _as_int(action)
+        a = _action_int(action)
         legal = self.legal_actions()
-        if a is None or a not in legal:
+        if a not in legal:
             raise ValueError(f"illegal action {action!r} for abacuachego; legal actions: {legal}")
         game, pits, stores = self._game, self._pits, self._stores
         mover = self._player

@@ -46,7 +46,7 @@ import random
 import re
 
 from . import _document
-from ._document import as_int as _as_int
+from ._document import action_int as _action_int, as_int as _as_int
 
 CHANCE = -1    # current_player() at a chance node (meeple.CHANCE)
 TERMINAL = -4  # current_player() once the game is over (meeple.TERMINAL)
@@ -733,9 +733,9 @@ class HarmoniesState:
         return CARDS[unfinished[j][0]]["name"] if j < len(unfinished) else None
 
     def action_to_string(self, action):
-        a = _as_int(action)
+        a = _action_int(action)
         if self._player == CHANCE:
-            if a is None or not 0 <= a < MAX_CHANCE_OUTCOMES:
+            if not 0 <= a < MAX_CHANCE_OUTCOMES:
                 raise ValueError(f"chance outcome must be an integer in 0..{MAX_CHANCE_OUTCOMES - 1}, "
                                  f"got {action!r}")
             if self._chance_kind() == "token":
@@ -743,7 +743,7 @@ class HarmoniesState:
             if 1 <= a <= NUM_ANIMALS + NUM_SPIRITS:
                 return f"draw card {a} ({CARDS[a]['name']})"  # [R6]
             return f"outcome {a} (not a card)"
-        if a is None or not 0 <= a < NUM_DISTINCT_ACTIONS:
+        if not 0 <= a < NUM_DISTINCT_ACTIONS:
             raise ValueError(f"action must be an integer in 0..{NUM_DISTINCT_ACTIONS - 1}, got {action!r}")
         names = self._game.geometry.names
 
@@ -813,9 +813,9 @@ class HarmoniesState:
     # ----------------------------------------------------------------- protocol: playing
 
     def apply_action(self, action):
-        a = _as_int(action)
+        a = _action_int(action)
         legal = self.legal_actions()
-        if a is None or a not in legal:
+        if a not in legal:
             names = ", ".join(f"{b} ({self.action_to_string(b)})" for b in legal)
             raise ValueError(f"illegal action {action!r} for harmonies; legal actions: [{names}]")
         self._legal = None

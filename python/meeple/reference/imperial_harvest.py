@@ -30,7 +30,7 @@ import pathlib
 import re
 
 from . import _document
-from ._document import as_int as _as_int
+from ._document import action_int as _action_int, as_int as _as_int
 
 # --------------------------------------------------------------------------------------- READINGS
 # Part 1 (R1-R12, unchanged):
@@ -1854,9 +1854,9 @@ class ImperialHarvestState:
     # ----------------------------------------------------------------- applying actions
 
     def apply_action(self, action):
-        a = _as_int(action)
+        a = _action_int(action)
         legal = self.legal_actions()
-        if a is None or a not in legal:
+        if a not in legal:
             listing = ", ".join(f"{b} ({self.action_to_string(b)})" for b in legal)
             raise ValueError(f"illegal action {action!r} for imperial_harvest; legal actions: "
                              f"{listing or 'none (the game is over)'}")
@@ -2389,8 +2389,8 @@ class ImperialHarvestState:
         return cell_text(camp[r]) if camp else f"#{r}"
 
     def action_to_string(self, action):
-        a = _as_int(action)
-        if a is None or not 0 <= a < NUM_ACTIONS:
+        a = _action_int(action)
+        if not 0 <= a < NUM_ACTIONS:
             raise ValueError(f"action must be an integer in 0..{NUM_ACTIONS - 1}, got {action!r}")
 
         def slot_name(c):  # R11, R13
