@@ -258,6 +258,29 @@ def test_play_game_record_replays(case):
     assert meeple.Record.from_json(record.to_json()) == record
 
 
+@pytest.mark.parametrize("name", ["abacuachego", "harmonies", "imperial_harvest"])
+def test_records_of_reference_games_replay_with_the_engine(name):
+    """Record.replay replays with the engine. The reference's implicit chance draws other outcomes
+    from a seed, so its records would not replay (they raised "cannot be replayed" when read
+    back): play_game and Match refuse it; with explicit chance the record replays to the same end."""
+    reference = pytest.importorskip("meeple.reference")
+    explicit = {"chance": "explicit"} if name == "harmonies" else {}
+    game = reference.load(name, **explicit)
+    seats = game.num_players()
+    record = play_game(game, [Random(seed=p) for p in range(seats)], seed=5)
+    final = meeple.Record.from_json(record.to_json()).replay()  # the engine's
+    played = game.new_initial_state(seed=5)
+    for action in record.actions:
+        played.apply_action(action)
+    assert final.to_dict() == played.to_dict() and [float(r) for r in final.returns()] == record.returns
+    if name == "harmonies":
+        implicit = reference.load(name)
+        with pytest.raises(ValueError, match="reference's harmonies with implicit chance would not replay"):
+            play_game(implicit, [Random(seed=p) for p in range(seats)], seed=5)
+        with pytest.raises(ValueError, match="load it with chance='explicit'"):
+            Match(implicit, ("random", "random"), seed=0)
+
+
 def test_play_game_calls_the_hooks():
     bots = [Recorder(), Recorder()]
     record = play_game(ABACUACHEGO, bots, seed=0)

@@ -346,12 +346,25 @@ def bot_failure(bot: Any, seat: int, move: int, error: BaseException) -> BotErro
     return BotError(f"bot {bot!r} (seat {seat}) failed at move {move}: {detail}", seat, move, detail)
 
 
+def check_recordable(game: Any) -> None:
+    """ValueError for a game whose records would not replay: `Record.replay` replays with the
+    engine, and the reference's implicit chance draws other outcomes than the engine's from one
+    seed (docs/serialization.md). With explicit chance the record holds the outcomes and replays."""
+    if type(game).__module__.startswith("meeple.reference") and game.parameters().get("chance") == "implicit":
+        raise ValueError(f"records of the reference's {game.name} with implicit chance would not replay: "
+                         f"its generator draws other outcomes from a seed than the engine's, which "
+                         f"Record.replay uses; load it with chance='explicit' (the record then holds the "
+                         f"outcomes) or play the engine's game")
+
+
 def play_game(game: Any, bots: Sequence[Bot], seed: int = 0, meta: dict[str, Any] | None = None,
               policies: bool = False) -> Record:
     """Plays one game from `new_initial_state(seed)`, `bots[p]` playing seat p.
 
     Explicit chance nodes are sampled from `chance_outcomes()` with a generator seeded by `seed`
     (implicit chance is drawn by the state itself). Returns the `Record`, returns filled in.
+
+    A game of the reference with implicit chance raises ValueError (see `check_recordable`).
 
     With `policies`, ``meta["policies"]`` holds one entry per action: the mover's search as
     ``[[action, visits], ...]`` in action order, for a bot that exposes ``last_visits`` after its
@@ -361,6 +374,7 @@ def play_game(game: Any, bots: Sequence[Bot], seed: int = 0, meta: dict[str, Any
     seed = _arguments.seed(seed)  # None would draw explicit chance from the system's entropy
     if isinstance(game, str):
         game = load(game)
+    check_recordable(game)
     if len(bots) != game.num_players():
         raise ValueError(f"{game.name} needs {game.num_players()} bots, got {len(bots)}")
     for seat, bot in enumerate(bots):
@@ -469,6 +483,7 @@ class Match:
             raise TypeError(f"Match's bots are a sequence of bot specs such as ('mcts:1000', 'random'), got "
                             f"{self.bots!r}")
         object.__setattr__(self, "bots", tuple(self.bots))
+        check_recordable(self.game)
         if len(self.bots) != self.game.num_players():
             raise ValueError(f"{self.game.name} needs {self.game.num_players()} bot specs, got {len(self.bots)}")
         object.__setattr__(self, "seed", _arguments.seed(self.seed))
