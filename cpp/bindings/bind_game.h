@@ -401,7 +401,10 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
             interrupt.raise_if_interrupted();
             return nodes;
           },
-          py::arg("state"), py::arg("depth"))
+          py::arg("state"), py::arg("depth"),
+          "The number of action sequences of exactly `depth` actions from `state` (explicit chance "
+          "outcomes count as actions; a game over sooner counts 0): a determinism signature. Runs in "
+          "C++ with the GIL released; Ctrl-C interrupts it.")
       .def(
           "random_playouts",
           [](const G& g, py::object games, py::object seed, py::object threads) {

@@ -78,7 +78,8 @@ class Game(Protocol):
     def state_from_dict(self, state: dict[str, Any]) -> State: ...
     def from_json(self, text: str) -> State: ...
     def perft(self, state: State, depth: int) -> int:
-        """Leaf count of the game tree `depth` plies below `state` (a determinism signature)."""
+        """The number of action sequences of exactly `depth` actions from `state` (explicit chance
+        outcomes count as actions; a game over sooner counts 0): a determinism signature."""
     def random_playouts(self, n: int, seed: int = 0,
                         threads: int = 1) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
         """`n` whole random games in C++: (returns per game and player, lengths)."""

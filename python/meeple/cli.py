@@ -149,7 +149,8 @@ def _build_parser() -> argparse.ArgumentParser:
                           help="record each game's wall-clock seconds in meta (the file then differs "
                                "between runs)")
 
-    perft = command("perft", _cmd_perft, "count the action sequences of each depth")
+    perft = command("perft", _cmd_perft, "count the action sequences of each depth (games over sooner "
+                    "are not counted)")
     _game_arguments(perft)
     perft.add_argument("--depth", type=_positive, required=True, metavar="D",
                        help="count to this depth: 1..the game's max_game_length()")
