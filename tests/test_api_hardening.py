@@ -84,6 +84,7 @@ BAD_FIELDS = [  # (field, value, error made in Python, message)
     ("actions", [np.float64(4.5)], TypeError, r"actions\[0\] is float"),
     ("actions", (4, 7), TypeError, "field 'actions' must be a list of ints, got tuple"),
     ("actions", {}, TypeError, "field 'actions' must be a list"),
+    ("actions", np.array([4, 7], dtype=np.int32), TypeError, r"got ndarray .*tolist"),
     ("seed", -1, ValueError, r"field 'seed' must be None or an int in 0..2\*\*64-1, got int -1"),
     ("seed", 2**64, ValueError, "field 'seed'"),
     ("seed", 1.5, TypeError, "field 'seed' .* got float 1.5"),

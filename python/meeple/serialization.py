@@ -259,7 +259,8 @@ def _record_seed(seed: Any) -> None:
 
 def _record_actions(actions: Any) -> None:
     if not isinstance(actions, list):
-        raise TypeError(f"field 'actions' must be a list of ints, got {_what(actions)}")
+        hint = " (array.tolist() makes one)" if isinstance(actions, np.ndarray) else ""
+        raise TypeError(f"field 'actions' must be a list of ints, got {_what(actions)}{hint}")
     for i, a in enumerate(actions):
         if not _is_int(a):
             raise TypeError(f"field 'actions' must be a list of ints; actions[{i}] is {_what(a)}")
