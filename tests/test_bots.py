@@ -190,6 +190,12 @@ def user_bots(tmp_path, monkeypatch):
             def step(self, state):
                 return int(state.legal_actions()[0])
 
+        class GameOnly(BaseBot):
+            def __init__(self, game):
+                self.game = game
+            def step(self, state):
+                return int(state.legal_actions()[0])
+
         class NoArgs:
             def step(self, state):
                 return int(state.legal_actions()[0])
@@ -218,6 +224,7 @@ def test_make_bot_imports_user_bots(user_bots):
     bot = make_bot("user_bots_mod:WithGame", ABACUACHEGO, seed=7)
     assert bot.game is ABACUACHEGO and bot.seed == 7
     assert make_bot("user_bots_mod:SeedOnly", ABACUACHEGO, seed=8).seed == 8
+    assert make_bot("user_bots_mod:GameOnly", ABACUACHEGO, seed=8).game is ABACUACHEGO  # was refused
     assert type(make_bot("user_bots_mod:NoArgs", ABACUACHEGO, seed=8)).__name__ == "NoArgs"
     assert make_bot("user_bots_mod:factory", ABACUACHEGO, seed=3).seed == 3
     assert type(make_bot("user_bots_mod:Outer.Inner", ABACUACHEGO)).__name__ == "Inner"

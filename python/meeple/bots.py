@@ -37,7 +37,7 @@ and name it by its import path wherever a bot spec is accepted::
     meeple selfplay abacuachego --games 100 --bots mypkg.mybots:FirstMove,random
 
 `make_bot` calls the class (or any factory function) as ``FirstMove(game, seed=seed)`` if its
-signature accepts that, else ``FirstMove(seed=seed)``, else ``FirstMove()``.
+signature accepts that, else ``FirstMove(game)``, else ``FirstMove(seed=seed)``, else ``FirstMove()``.
 """
 from __future__ import annotations
 
@@ -256,16 +256,19 @@ def _import_bot(spec: str, game: Any, seed: int | None) -> Bot:
 
 
 def _instantiate(spec: str, factory: Callable[..., Any], game: Any, seed: int | None) -> Any:
-    """Calls `factory(game, seed=seed)`, `factory(seed=seed)` or `factory()`: the first it accepts."""
+    """Calls `factory(game, seed=seed)`, `factory(game)`, `factory(seed=seed)` or `factory()`: the
+    first it accepts (`factory(game)` only where the game does not land in a parameter `seed`)."""
     try:
         signature = inspect.signature(factory)
     except (TypeError, ValueError):  # no signature (some built-ins): assume no arguments
         signature = None
-    for args, kwargs in (((game,), {"seed": seed}), ((), {"seed": seed}), ((), {})):
+    for args, kwargs in (((game,), {"seed": seed}), ((game,), {}), ((), {"seed": seed}), ((), {})):
         if signature is not None:
             try:
-                signature.bind(*args, **kwargs)
+                bound = signature.bind(*args, **kwargs)
             except TypeError:
+                continue
+            if not kwargs and args and "seed" in bound.arguments:  # f(seed=None) is not f(game)
                 continue
         elif args or kwargs:
             continue
@@ -273,7 +276,7 @@ def _instantiate(spec: str, factory: Callable[..., Any], game: Any, seed: int | 
             return factory(*args, **kwargs)
         except BOT_FAILURES as e:  # the user's code: any failure to build the bot is a bad spec
             raise ValueError(f"bot {spec!r} could not be made: {type(e).__name__}: {e}") from e
-    raise ValueError(f"bot {spec!r} cannot be called as (game, seed=...), (seed=...) or ()")
+    raise ValueError(f"bot {spec!r} cannot be called as (game, seed=...), (game), (seed=...) or ()")
 
 
 def parse_bot_specs(text: str, count: int) -> list[str]:

@@ -47,7 +47,7 @@ PLAYER_NAMES: dict[str, tuple[str, ...]] = {
 
 BOT_SPECS = """bot specs: random | mcts:ITERATIONS | module.path:ClassName
   Your own bot: a class with step(state) -> action in an importable module, called as
-  ClassName(game, seed=...), ClassName(seed=...) or ClassName(), whichever it accepts
+  ClassName(game, seed=...), ClassName(game), ClassName(seed=...) or ClassName(), the first it accepts
   (see `python -c "import meeple.bots; help(meeple.bots)"`)."""
 
 PLAYOUT_CHUNK = 10_000  # games per C++ call in the fast self-play path (one progress step)
