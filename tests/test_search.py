@@ -533,6 +533,36 @@ def test_mcts_policy_is_the_root_visit_shares(name):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
+def test_mcts_values_are_the_movers_mean_returns(threads):
+    """With one ply left (max_plies=1) every simulation ends at the root's child, so each root
+    action's Q is exactly the mover's return after it, over both threads' trees."""
+    game = meeple.load("abacuachego", max_plies=1)
+    state = game.new_initial_state(seed=0)
+    bot = MCTS(game, simulations=300, threads=threads, seed=1)
+    with pytest.raises(ValueError, match="no search yet"):
+        bot.last_value()
+    bot.step(state)
+    exact = {int(a): float(state.child(int(a)).returns()[0]) for a in state.legal_actions()}
+    assert bot.last_values == exact and set(bot.last_visits) == set(exact)
+    total = sum(bot.last_visits.values())
+    assert total == 300 * threads
+    assert bot.last_value() == pytest.approx(sum(exact[a] * n for a, n in bot.last_visits.items()) / total)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_mcts_values_are_bounded_and_follow_the_visits(name):
+    game = meeple.load(name)
+    state = _decision_state(game, 2)
+    bot = MCTS(game, simulations=80, threads=2, seed=4)
+    bot.step(state)
+    visited = {a for a, n in bot.last_visits.items() if n > 0}
+    assert set(bot.last_values) == visited and visited
+    low, high = -1.0, 1.0  # every game's default returns (tests/games.py)
+    assert all(low <= q <= high for q in bot.last_values.values())
+    assert low <= bot.last_value() <= high
+
+
+@pytest.mark.parametrize("threads", [1, 2])
 def test_mcts_cannot_read_the_future_of_implicit_chance(threads):
     """Harmonies' draws come from the state's generator. The search determinises (reseeds its
     copies), so positions that differ only in the draws to come get the same search."""

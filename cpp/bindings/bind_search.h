@@ -607,9 +607,12 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
               result = mcts_search(g, root, config, interrupt);
             }
             interrupt.raise_if_interrupted();
-            py::dict visits;
-            for (const auto& [action, count] : result.root_visits) visits[py::int_(action)] = count;
-            return py::make_tuple(result.best, visits);
+            py::dict visits, values;  // values: mean return of the root's mover, visited actions only
+            for (const MctsRootEdge& edge : result.root) {
+              visits[py::int_(edge.action)] = edge.visits;
+              if (edge.visits > 0) values[py::int_(edge.action)] = edge.value / static_cast<double>(edge.visits);
+            }
+            return py::make_tuple(result.best, visits, values);
           },
           py::arg("state"), py::arg("simulations"), py::arg("threads") = 1, py::arg("seed") = 0,
           py::arg("c") = 1.4);

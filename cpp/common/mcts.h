@@ -28,9 +28,17 @@ struct MctsConfig {
   int threads = 1;
 };
 
+// A root action's statistics: its visits and the summed returns of the player to move at the root
+// over those visits (value / visits is the action's mean return, its Q).
+struct MctsRootEdge {
+  Action action = -1;
+  int64_t visits = 0;
+  double value = 0;
+};
+
 struct MctsResult {
   Action best = -1;
-  std::vector<std::pair<Action, int64_t>> root_visits;  // summed over threads, by action
+  std::vector<MctsRootEdge> root;  // summed over threads, by ascending action
   int64_t simulations = 0;
 };
 
@@ -55,12 +63,12 @@ class MctsTree {
     for (int i = 0; i < config_.simulations && !stop(thread); ++i) simulate(root);
   }
 
-  // (action, visits) of the root's children.
-  void root_visits(std::vector<std::pair<Action, int64_t>>& out) const {
+  // The root's children: action, visits and summed returns of the root's mover.
+  void root_edges(std::vector<MctsRootEdge>& out) const {
     const Node& root = nodes_[0];
     for (int c = 0; c < root.num_children; ++c) {
       const Node& child = nodes_[root.first_child + c];
-      out.emplace_back(child.action, child.visits);
+      out.push_back(MctsRootEdge{child.action, child.visits, child.value});
     }
   }
 
@@ -184,35 +192,39 @@ class MctsTree {
   std::vector<int32_t> path_;
 };
 
-// Runs `config.threads` independent trees (root parallelism) and sums their root visit counts.
+// Runs `config.threads` independent trees (root parallelism) and sums their root visit counts
+// and values.
 // `stop` may end the search early (see NeverStop); the result is then incomplete.
 template <GameEngine G, class Stop = NeverStop>
 MctsResult mcts_search(const G& game, const typename G::State& root, const MctsConfig& config,
                        Stop&& stop = Stop{}) {
   MctsResult result;
   const int threads = std::max(1, config.threads);
-  std::vector<std::vector<std::pair<Action, int64_t>>> visits(static_cast<size_t>(threads));
+  std::vector<std::vector<MctsRootEdge>> edges(static_cast<size_t>(threads));
   auto run = [&](int t) {
     MctsTree<G> tree(game, config, derive_seed(config.seed, static_cast<uint64_t>(t)));
     tree.search(root, stop, t);
-    tree.root_visits(visits[static_cast<size_t>(t)]);
+    tree.root_edges(edges[static_cast<size_t>(t)]);
   };
   run_on_threads(threads, run);
-  for (const auto& per_thread : visits)
-    for (const auto& [action, count] : per_thread) {
-      auto it = std::find_if(result.root_visits.begin(), result.root_visits.end(),
-                             [&](const auto& entry) { return entry.first == action; });
-      if (it == result.root_visits.end())
-        result.root_visits.emplace_back(action, count);
-      else
-        it->second += count;
+  for (const auto& per_thread : edges)
+    for (const MctsRootEdge& edge : per_thread) {
+      auto it = std::find_if(result.root.begin(), result.root.end(),
+                             [&](const MctsRootEdge& entry) { return entry.action == edge.action; });
+      if (it == result.root.end()) {
+        result.root.push_back(edge);
+      } else {
+        it->visits += edge.visits;
+        it->value += edge.value;
+      }
     }
-  std::sort(result.root_visits.begin(), result.root_visits.end());
+  std::sort(result.root.begin(), result.root.end(),
+            [](const MctsRootEdge& a, const MctsRootEdge& b) { return a.action < b.action; });
   int64_t best_visits = -1;
-  for (const auto& [action, count] : result.root_visits)
-    if (count > best_visits) {
-      best_visits = count;
-      result.best = action;
+  for (const MctsRootEdge& edge : result.root)
+    if (edge.visits > best_visits) {
+      best_visits = edge.visits;
+      result.best = edge.action;
     }
   result.simulations = static_cast<int64_t>(config.simulations) * threads;
   return result;

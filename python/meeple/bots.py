@@ -148,6 +148,9 @@ class MCTS(BaseBot):
     `step` returns the most visited root action. After it, `last_visits` maps each root action to
     its visit count (summed over threads), and `last_policy()` gives the visit shares over all
     action ids: the usual policy target when training a network from search (AlphaZero style).
+    `last_values` maps each visited root action to its mean return for the player who chose it
+    (its Q, in the game's units of `returns()`, over all threads' visits), and `last_value()` is
+    the root's mean over all simulations: value targets, or a check of how sure the search is.
 
     >>> import meeple
     >>> game = meeple.load("abacuachego")
@@ -171,13 +174,14 @@ class MCTS(BaseBot):
         self.c = _arguments.finite_number("c", c, 0.0)
         self._rng = random.Random(_arguments.optional_seed(seed))
         self.last_visits: dict[int, int] = {}
+        self.last_values: dict[int, float] = {}
 
     def step(self, state: Any) -> int:
         """The most visited root action; the state must be a decision node of this game."""
         _arguments.state_of(self.game, state)
         search = self.game._mcts  # type: ignore[attr-defined]  # each engine Game has it
-        action, visits = search(state, self.simulations, self.threads, self._rng.getrandbits(64), self.c)
-        self.last_visits = visits
+        action, visits, values = search(state, self.simulations, self.threads, self._rng.getrandbits(64), self.c)
+        self.last_visits, self.last_values = visits, values
         return int(action)
 
     def last_policy(self) -> np.ndarray:
@@ -186,6 +190,14 @@ class MCTS(BaseBot):
         if not self.last_visits:
             raise ValueError("no search yet: call step(state) first")
         return visit_shares(self.last_visits, self.game.num_distinct_actions())
+
+    def last_value(self) -> float:
+        """The mean return, for the player to move at the root, of the last `step`'s simulations
+        (every root action's mean weighted by its visits)."""
+        if not self.last_visits:
+            raise ValueError("no search yet: call step(state) first")
+        visits = sum(self.last_visits[a] for a in self.last_values)
+        return sum(self.last_values[a] * self.last_visits[a] for a in self.last_values) / visits
 
     def __repr__(self) -> str:
         return f"MCTS(simulations={self.simulations}, threads={self.threads}, c={self.c})"
