@@ -160,7 +160,15 @@ def test_make_bot_random():
     ("random:3", "takes no argument"),
     ("mcts:many", "takes a number of simulations"),
     ("mcts:0", "simulations must be an int in 1.."),
-    ("nope", "unknown bot 'nope'; expected one of: random, mcts:ITERATIONS, module.path:ClassName"),
+    ("mcts:10:depth=3", "options are c=C and threads=T"),
+    ("mcts:10:c", "options are c=C and threads=T"),
+    ("mcts:10:c=1:c=2", "option c given twice"),
+    ("mcts:10:c=wide", "option c must be a number, got 'wide'"),
+    ("mcts:10:threads=1.5", "option threads must be an int, got '1.5'"),
+    ("mcts:10:c=nan", "c must be a finite number"),
+    ("mcts:10:c=-1", "c must be a finite number"),
+    ("mcts:10:threads=0", "threads must be an int in 1.."),
+    ("nope", "unknown bot 'nope'; expected one of: random, mcts:ITERATIONS[:c=C][:threads=T], module.path:ClassName"),
     ("", "unknown bot"),
     ("a b:C", "unknown bot"),
     ("no_such_module_xyz:Bot", "cannot import module 'no_such_module_xyz'"),
@@ -168,8 +176,19 @@ def test_make_bot_random():
     ("meeple:__version__", "is not a class or function"),
 ])
 def test_make_bot_errors(spec, message):
-    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(ValueError, match=re.escape(message)):
         make_bot(spec, ABACUACHEGO, seed=0)
+
+
+def test_make_bot_mcts_options():
+    bot = make_bot("mcts:50:c=0.5:threads=2", ABACUACHEGO, seed=1)
+    assert isinstance(bot, meeple.bots.MCTS) and (bot.simulations, bot.c, bot.threads) == (50, 0.5, 2)
+    spaced = parse_bot_specs(" mcts: 50 : threads=2 : c = 0.5 ", 1)[0]
+    other = make_bot(spaced, ABACUACHEGO, seed=1)
+    assert (other.simulations, other.c, other.threads) == (50, 0.5, 2)
+    assert vars(make_bot("mcts:7", ABACUACHEGO)).items() >= {"c": 1.4, "threads": 1, "simulations": 7}.items()
+    state = ABACUACHEGO.new_initial_state()
+    assert bot.step(state) == other.step(state) and sum(bot.last_visits.values()) == 100
 
 
 @pytest.fixture

@@ -211,27 +211,47 @@ def visit_shares(visits: Mapping[int, int], num_actions: int) -> np.ndarray:
     return (shares / shares.sum()).astype(np.float32)
 
 
+_MCTS_OPTIONS = {"c": float, "threads": int}  # mcts:ITERATIONS:c=C:threads=T
+
+
 def _mcts_bot(argument: str | None, game: Any, seed: int | None) -> Bot:
     if argument is None:
         return MCTS(game, seed=seed)
+    count, *options = (part.strip() for part in argument.split(":"))
     try:
-        simulations = int(argument)
+        simulations = int(count)
     except ValueError:
-        raise ValueError(f"bot 'mcts' takes a number of simulations, e.g. 'mcts:1000', got 'mcts:{argument}'") from None
-    return MCTS(game, simulations=simulations, seed=seed)
+        raise ValueError(f"bot 'mcts' takes a number of simulations, e.g. 'mcts:1000' or "
+                         f"'mcts:1000:c=2:threads=2', got 'mcts:{argument}'") from None
+    given: dict[str, Any] = {}
+    for option in options:
+        key, equals, value = (part.strip() for part in option.partition("="))
+        if not equals or key not in _MCTS_OPTIONS:
+            raise ValueError(f"bot 'mcts' options are c=C and threads=T (e.g. 'mcts:1000:c=2:threads=2'), "
+                             f"got {option!r} in 'mcts:{argument}'")
+        if key in given:
+            raise ValueError(f"bot 'mcts' option {key} given twice in 'mcts:{argument}'")
+        try:
+            given[key] = _MCTS_OPTIONS[key](value)
+        except ValueError:
+            kind = "a number" if key == "c" else "an int"
+            raise ValueError(f"bot 'mcts' option {key} must be {kind}, got {value!r} in 'mcts:{argument}'") from None
+    return MCTS(game, simulations=simulations, seed=seed, **given)
 
 
 # name -> (spec form, factory); adding a built-in bot is one entry.
 BUILTIN_BOTS: dict[str, tuple[str, BotFactory]] = {
     "random": ("random", _random_bot),
-    "mcts": ("mcts:ITERATIONS", _mcts_bot),
+    "mcts": ("mcts:ITERATIONS[:c=C][:threads=T]", _mcts_bot),
 }
 
 _IMPORT_SPEC = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 
 def make_bot(spec: str, game: Any, seed: int | None = None) -> Bot:
-    """The bot named by `spec`: ``random``, ``mcts:ITERATIONS`` or ``module.path:ClassName``.
+    """The bot named by `spec`: ``random``, ``mcts:ITERATIONS`` (options ``:c=C`` for the
+    exploration constant and ``:threads=T``, e.g. ``mcts:1000:c=2:threads=2``) or
+    ``module.path:ClassName``.
 
     Raises ValueError (with the accepted forms) for an unknown or malformed spec.
     """

@@ -10,7 +10,8 @@
     meeple bench --quick                               throughput benchmarks (meeple.bench)
 
 GAME is a name or ``name(key=value,...)``; ``-p key=value`` adds parameters. Bots are named by
-spec: ``random``, ``mcts:ITERATIONS`` or ``module.path:ClassName`` (see `meeple.bots`).
+spec: ``random``, ``mcts:ITERATIONS[:c=C][:threads=T]`` or ``module.path:ClassName`` (see
+`meeple.bots`).
 
 Each subcommand is a function ``_cmd_<name>(args) -> exit code``. Bad arguments raise `UsageError`,
 which `main` reports argparse-style on stderr with exit code 2.
@@ -45,7 +46,7 @@ PLAYER_NAMES: dict[str, tuple[str, ...]] = {
     "imperial_harvest": ("Imperial Servants", "Northern Raiders"),
 }
 
-BOT_SPECS = """bot specs: random | mcts:ITERATIONS | module.path:ClassName
+BOT_SPECS = """bot specs: random | mcts:ITERATIONS[:c=C][:threads=T] | module.path:ClassName
   Your own bot: a class with step(state) -> action in an importable module, called as
   ClassName(game, seed=...), ClassName(game), ClassName(seed=...) or ClassName(), the first it accepts
   (see `python -c "import meeple.bots; help(meeple.bots)"`)."""
