@@ -554,9 +554,11 @@ def test_play_hint_shows_what_mcts_prefers(capsys, monkeypatch):
         bot.step(state)
         ranked = sorted(bot.last_visits.items(), key=lambda item: (-item[1], item[0]))
         total = sum(bot.last_visits.values())
-        first, second = ((state.action_to_string(a), a, round(100 * n / total)) for a, n in ranked[:2])
-        return (f"MCTS ({simulations:,} simulations) prefers {first[0]} [{first[1]}] ({first[2]}% of visits); "
-                f"then {second[0]} [{second[1]}] ({second[2]}% of visits)")
+        first, second = ((state.action_to_string(a), a, round(100 * n / total), bot.last_values[a])
+                         for a, n in ranked[:2])
+        return (f"MCTS ({simulations:,} simulations) prefers {first[0]} [{first[1]}] ({first[2]}% of visits, "
+                f"mean return {first[3]:+.2f}); then {second[0]} [{second[1]}] ({second[2]}% of visits, "
+                f"mean return {second[3]:+.2f})")
 
     assert expected(1000, 0) in output and expected(64, 0) in output
     assert output.count("hint takes a number of simulations from 1 to 1,000,000") == 2

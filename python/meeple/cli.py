@@ -453,8 +453,9 @@ class TerminalGame:
                     print("('board' shows the board and the legal moves again, 'help' the commands.)")
 
     def _hint(self, argument: str) -> str:
-        """The three moves MCTS visits most from here (a search seeded by the game's seed and the
-        number of moves so far, so the same position gets the same hint)."""
+        """The three moves MCTS visits most from here, with their mean returns for you in its
+        random playouts (a search seeded by the game's seed and the number of moves so far, so the
+        same position gets the same hint)."""
         if argument and not (re.fullmatch(r"[0-9]+", argument) and 1 <= int(argument) <= MAX_HINT_SIMULATIONS):
             return f"hint takes a number of simulations from 1 to {MAX_HINT_SIMULATIONS:,}, got {argument!r}."
         simulations = int(argument) if argument else HINT_SIMULATIONS
@@ -462,7 +463,8 @@ class TerminalGame:
         bot.step(self.state.clone())
         total = sum(bot.last_visits.values())
         ranked = sorted(bot.last_visits.items(), key=lambda item: (-item[1], item[0]))[:3]
-        moves = [f"{self.state.action_to_string(a)} [{a}] ({100 * n / total:.0f}% of visits)" for a, n in ranked]
+        moves = [f"{self.state.action_to_string(a)} [{a}] ({100 * n / total:.0f}% of visits, "
+                 f"mean return {bot.last_values[a]:+.2f})" for a, n in ranked]
         return f"MCTS ({simulations:,} simulations) prefers {moves[0]}" + \
             (f"; then {', '.join(moves[1:])}." if len(moves) > 1 else ".")
 
