@@ -215,6 +215,18 @@ def user_bots(tmp_path, monkeypatch):
             def step(self, state):
                 return int(state.legal_actions()[0])
 
+        class Depth(BaseBot):  # settings with defaults: the game must not land in one
+            def __init__(self, depth=2):
+                self.depth = depth
+            def step(self, state):
+                return int(state.legal_actions()[0])
+
+        class PositionalSeed(BaseBot):  # a seed it takes only by position: not made without it
+            def __init__(self, game, seed=None, /):
+                self.seed = seed
+            def step(self, state):
+                return int(state.legal_actions()[0])
+
         class NoArgs:
             def step(self, state):
                 return int(state.legal_actions()[0])
@@ -244,6 +256,7 @@ def test_make_bot_imports_user_bots(user_bots):
     assert bot.game is ABACUACHEGO and bot.seed == 7
     assert make_bot("user_bots_mod:SeedOnly", ABACUACHEGO, seed=8).seed == 8
     assert make_bot("user_bots_mod:GameOnly", ABACUACHEGO, seed=8).game is ABACUACHEGO  # was refused
+    assert make_bot("user_bots_mod:Depth", ABACUACHEGO, seed=8).depth == 2
     assert type(make_bot("user_bots_mod:NoArgs", ABACUACHEGO, seed=8)).__name__ == "NoArgs"
     assert make_bot("user_bots_mod:factory", ABACUACHEGO, seed=3).seed == 3
     assert type(make_bot("user_bots_mod:Outer.Inner", ABACUACHEGO)).__name__ == "Inner"
@@ -252,6 +265,7 @@ def test_make_bot_imports_user_bots(user_bots):
 
 @pytest.mark.parametrize("spec, message", [
     ("user_bots_mod:NeedsMore", "cannot be called as"),
+    ("user_bots_mod:PositionalSeed", "cannot be called as"),
     ("user_bots_mod:NotABot", "has no step"),
     ("broken_bots_mod:Bot", "RuntimeError: boom"),
 ])

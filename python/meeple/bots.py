@@ -37,7 +37,8 @@ and name it by its import path wherever a bot spec is accepted::
     meeple selfplay abacuachego --games 100 --bots mypkg.mybots:FirstMove,random
 
 `make_bot` calls the class (or any factory function) as ``FirstMove(game, seed=seed)`` if its
-signature accepts that, else ``FirstMove(game)``, else ``FirstMove(seed=seed)``, else ``FirstMove()``.
+signature accepts that, else ``FirstMove(game)`` (for a parameter named ``game`` and none named
+``seed``), else ``FirstMove(seed=seed)``, else ``FirstMove()``.
 """
 from __future__ import annotations
 
@@ -289,7 +290,9 @@ def _import_bot(spec: str, game: Any, seed: int | None) -> Bot:
 
 def _instantiate(spec: str, factory: Callable[..., Any], game: Any, seed: int | None) -> Any:
     """Calls `factory(game, seed=seed)`, `factory(game)`, `factory(seed=seed)` or `factory()`: the
-    first it accepts (`factory(game)` only where the game does not land in a parameter `seed`)."""
+    first it accepts. `factory(game)` only for a factory whose parameter `game` takes it and that
+    has no parameter `seed`: the game must not land in another setting (`depth=2`), nor a seed
+    the factory takes (positionally only) be dropped."""
     try:
         signature = inspect.signature(factory)
     except (TypeError, ValueError):  # no signature (some built-ins): assume no arguments
@@ -300,7 +303,7 @@ def _instantiate(spec: str, factory: Callable[..., Any], game: Any, seed: int | 
                 bound = signature.bind(*args, **kwargs)
             except TypeError:
                 continue
-            if not kwargs and args and "seed" in bound.arguments:  # f(seed=None) is not f(game)
+            if not kwargs and args and (list(bound.arguments) != ["game"] or "seed" in signature.parameters):
                 continue
         elif args or kwargs:
             continue
