@@ -17,6 +17,7 @@ import copy
 import json
 import random
 
+import numpy as np
 import pytest
 
 reference = pytest.importorskip("meeple.reference")
@@ -123,11 +124,15 @@ def test_action_of_a_wrong_type_raises_type_error_as_the_engine(name):
     action" for True, 1.0 or None), and leaves the state unchanged."""
     engine, ref = meeple.load(name).new_initial_state(), reference.load(name).new_initial_state()
     before = ref.to_dict()
-    for action in (True, False, 1.0, "1", None, [1], object()):
+    class Spoon:
+        pass
+
+    for action in (True, False, 1.0, "1", None, [1], object(), Spoon(), np.True_, np.float64(1),
+                   np.array([0, 1]), np.array(1.0)):
         for method in ("apply_action", "action_to_string"):
             kind, message = _same_error(lambda: getattr(engine, method)(action),
                                         lambda: getattr(ref, method)(action))
-            assert kind == "TypeError" and message.startswith("an action must be an int, got ")
+            assert kind == "TypeError" and message  # numpy's own for an array of two
     assert ref.to_dict() == before
 
 

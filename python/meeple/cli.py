@@ -49,6 +49,7 @@ PLAYER_NAMES: dict[str, tuple[str, ...]] = {
 BOT_SPECS = """bot specs: random | mcts:ITERATIONS[:c=C][:threads=T] | module.path:ClassName
   Your own bot: a class with step(state) -> action in an importable module, called as
   ClassName(game, seed=...), ClassName(game), ClassName(seed=...) or ClassName(), the first it accepts
+  (ClassName(game) for a parameter named game, and none named seed)
   (see `python -c "import meeple.bots; help(meeple.bots)"`)."""
 
 PLAYOUT_CHUNK = 10_000  # games per C++ call in the fast self-play path (one progress step)
@@ -309,7 +310,7 @@ def head_to_head(scores: np.ndarray, z: float = 1.96) -> tuple[float, float, flo
     mean = float(scores.mean())
     centre = (mean + z * z / (2 * n)) / (1 + z * z / n)
     half = z * np.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    # The Wilson interval always holds the mean; rounding alone can leave 10 wins of 10 an upper
+    # The Wilson interval always holds the mean; rounding alone can leave 6 wins of 6 an upper
     # bound of 0.9999999999999999 (an Elo of +6261 under an estimate of +inf).
     return mean, min(mean, max(0.0, centre - half)), max(mean, min(1.0, centre + half))
 

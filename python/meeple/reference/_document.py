@@ -27,12 +27,21 @@ def as_int(value):
 
 
 def action_int(action):
-    """An action as an int; TypeError, as the engine raises, for one that is no integer at all (a
-    bool, float, str, None...), so that a caller can tell a wrong type from an illegal action."""
-    a = as_int(action)
-    if a is None:
-        raise TypeError(f"an action must be an int, got {type(action).__name__}")
-    return a
+    """An action as an int; TypeError, with the engine's message, for one that is no integer at
+    all (a bool, float, str, None...), so that a caller can tell a wrong type from an illegal
+    action. A value with `__index__` is what that gives (numpy's own TypeError for an array of
+    more than one element)."""
+    if isinstance(action, bool):
+        raise TypeError("an action must be an int, got bool")
+    kind = type(action)
+    if not hasattr(kind, "__index__"):
+        # The engine names the type by its C name: module.name for a type defined in C
+        # (numpy.float64), the bare name for builtins and classes defined in Python.
+        defined_in_python = kind.__flags__ & (1 << 9)  # Py_TPFLAGS_HEAPTYPE
+        name = kind.__name__ if kind.__module__ == "builtins" or defined_in_python \
+            else f"{kind.__module__}.{kind.__name__}"
+        raise TypeError(f"an action must be an int, got {name}")
+    return operator.index(action)
 
 
 def check_seed(seed):
