@@ -118,12 +118,14 @@ def _same_error(call_engine, call_reference):
     assert outcomes[0] == outcomes[1]
     return outcomes[1]
 
+
 @pytest.mark.parametrize("name", GAMES)
 def test_action_of_a_wrong_type_raises_type_error_as_the_engine(name):
     """An action that is no int is a TypeError on both (the reference said ValueError "illegal
     action" for True, 1.0 or None), and leaves the state unchanged."""
     engine, ref = meeple.load(name).new_initial_state(), reference.load(name).new_initial_state()
     before = ref.to_dict()
+
     class Spoon:
         pass
 
