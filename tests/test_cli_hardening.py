@@ -140,6 +140,56 @@ def test_a_dying_worker_raises_worker_died_from_play_games(monkeypatch):
     assert [r.meta["index"] for r in play_games(match, range(6), workers=2)] == list(range(6))
 
 
+UNGUARDED_SCRIPT = """
+import meeple
+from meeple import bots, selfplay
+match = bots.Match(meeple.load("abacuachego"), ("random", "random"))
+{guard}print("games", selfplay.run(match, 8, workers=2, chunk=2).games)
+"""
+
+
+@pytest.mark.parametrize("guarded", [False, True], ids=["unguarded", "guarded"])
+def test_a_script_without_a_main_guard_is_told_to_add_one(tmp_path, guarded):
+    """selfplay's workers are spawned and import the main script first: one that plays at import
+    time makes each worker start a pool of its own, which multiprocessing refuses there. The
+    parent's WorkerDied said only "a worker process died"; it now names the script and the fix."""
+    script = tmp_path / "selfplay_script.py"
+    script.write_text(UNGUARDED_SCRIPT.format(guard='if __name__ == "__main__":\n    ' if guarded else ""))
+    done = child([sys.executable, str(script)], timeout=120, cwd=tmp_path)
+    if guarded:
+        assert done.returncode == 0 and "games 8" in done.stdout, done.stderr
+        return
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("meeple.bots.WorkerDied: a worker process died while playing games 0..")
+    assert str(script) in last and 'if __name__ == "__main__":' in last and '"spawn"' in last
+
+
+def test_the_main_guard_hint_only_where_it_can_be_the_cause(monkeypatch, tmp_path):
+    import types
+
+    from meeple.bots import main_guard_hint
+
+    source = tmp_path / "run.py"
+    source.write_text("import meeple\n")
+    script = types.ModuleType("__main__")
+    script.__file__ = str(source)
+    script.__spec__ = None
+    monkeypatch.setitem(sys.modules, "__main__", script)
+    assert str(source) in main_guard_hint("spawn") and '"forkserver"' in main_guard_hint("forkserver")
+    source.write_text("import meeple\nif __name__ == '__main__':\n    pass\n")  # guarded: some other death
+    assert main_guard_hint("spawn") == ""
+    source.unlink()  # unreadable now: the hint stays
+    assert main_guard_hint("spawn") != ""
+    assert main_guard_hint("fork") == ""  # forked workers do not import the script again
+    script.__spec__ = types.SimpleNamespace(name="tool.__main__")  # python -m tool: not imported again
+    assert main_guard_hint("spawn") == ""
+    script.__spec__ = types.SimpleNamespace(name="tool.run")  # python -m tool.run: imported again
+    assert main_guard_hint("spawn") != ""
+    del script.__file__  # python -c, the REPL
+    assert main_guard_hint("spawn") == ""
+
+
 def test_a_pool_broken_between_results_raises_worker_died_on_submit():
     """The pool can break after a result came back and before the next item is submitted (a
     worker died meanwhile): submit itself raises BrokenProcessPool, which must become died(...)

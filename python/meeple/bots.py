@@ -45,6 +45,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
+import multiprocessing
 import random
 import re
 import signal
@@ -553,6 +554,32 @@ class WorkerDied(RuntimeError):
         self.first, self.last, self.reason = first, last, reason
 
 
+def main_guard_hint(start_method: str | None) -> str:
+    """Why a pool's workers may all die before returning anything: with the "spawn" and
+    "forkserver" start methods each worker imports the main script first, and a script that plays
+    games at import time (no ``if __name__ == "__main__":``) makes every worker start a pool of its
+    own, which multiprocessing refuses in the worker. Only the worker's stderr says so; this hint
+    goes into the parent's WorkerDied. Empty where it cannot be the cause (fork, no main script)."""
+    import sys
+
+    if start_method == "fork":
+        return ""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    spec = getattr(main, "__spec__", None)
+    if path is None or (spec is not None and spec.name.rpartition(".")[2] == "__main__"):
+        return ""  # python -c, the REPL, a package's __main__ (multiprocessing does not import those again)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as script:
+            if re.search(r"""__name__\s*==\s*['"]__main__['"]""", script.read()):
+                return ""  # it has the guard (the `meeple` command's script too): a worker died otherwise
+    except OSError:
+        pass
+    return (f"no worker returned a game; if {path} plays games when it is imported, put that code under "
+            f'`if __name__ == "__main__":` (worker processes are started with the "{start_method}" method '
+            "and import the main script first)")
+
+
 def play_games(match: Match, indices: Iterable[int], workers: int = 1) -> Iterator[Record]:
     """The records of `match`'s games `indices`, in that order; `workers > 1` plays them in a
     pool of processes (one per worker, fresh bots for every game, about 4 games per worker queued
@@ -565,13 +592,16 @@ def _played(match: Match, indices: Iterable[int], workers: int) -> Iterator[Reco
     if workers == 1:
         yield from map(match.play, indices)
         return
+    returned_any = False
+
     def died(first: int, last: int, error: BaseException) -> WorkerDied:
-        return WorkerDied(first, last)
+        return WorkerDied(first, last, "" if returned_any else main_guard_hint(multiprocessing.get_start_method()))
 
     # The results closed before the pool: a run stopped early cancels its queued games.
     with ProcessPoolExecutor(workers, initializer=_ignore_interrupts) as executor, \
             contextlib.closing(results_in_order(executor, match.play, indices, 4 * workers, died)) as results:
         for _, record in results:
+            returned_any = True
             yield record
 
 

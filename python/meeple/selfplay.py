@@ -57,7 +57,7 @@ from typing import IO, Any
 import numpy as np
 
 from . import _arguments
-from .bots import Match, WorkerDied, derive_seed, results_in_order, visit_shares
+from .bots import Match, WorkerDied, derive_seed, main_guard_hint, results_in_order, visit_shares
 from .serialization import RECORD_SCHEMA, Record
 
 __all__ = ["Game", "Summary", "Existing", "ResumeError", "RayUnavailable", "WorkerDied", "run", "play",
@@ -178,7 +178,9 @@ def play(match: Match, indices: range, workers: int = 1, ray: str | None = None,
 
     ``workers == 1`` and no `ray`: in this process. ``workers > 1``: a pool of `workers` processes
     started with the "spawn" method, about 8 tasks of `chunk` games per worker queued at once;
-    `WorkerDied` if one of them ends (killed, or a bot ended it) and the games it played are lost.
+    `WorkerDied` if one of them ends (killed, or a bot ended it) and the games it played are lost
+    (a script that calls this must do so under ``if __name__ == "__main__":``: each worker imports
+    the main script first; WorkerDied's message says so when no worker returned a game).
     Closing the generator (or an exception in the caller) stops the workers at once. ``ray`` =
     "local" (a Ray instance started here, with `workers` CPUs if > 1, else all of them; or the one
     this process already started) or a cluster address: Ray tasks of `chunk` games each (default
@@ -208,7 +210,7 @@ def _play_processes(match: Match, indices: range, workers: int, timing: bool,
     def died(first: range, last: range, error: BaseException) -> WorkerDied:
         if isinstance(error, _BotEndedWorker):  # the task that failed is known
             return WorkerDied(first.start, first.stop - 1, str(error))
-        return WorkerDied(first.start, last.stop - 1)
+        return WorkerDied(first.start, last.stop - 1, main_guard_hint("spawn") if first.start == indices.start else "")
 
     results = results_in_order(executor, functools.partial(_play_chunk_in_worker, match, timing), tasks,
                                8 * workers, died, (BrokenProcessPool, _BotEndedWorker))
