@@ -1,5 +1,5 @@
-"""Rule tests for Imperial Harvest part 2 (docs/rules/imperial-harvest.md: points 34-66,
-D18-D52): the 8 new characters, sentries, card sides, custom and
+"""Rule tests for Imperial Harvest part 2 (docs/rules/imperial-harvest.md: points 34-65,
+D18-D54): the 8 new characters, sentries, card sides, custom and
 drafted teams, interactive setup, random boards.
 
 Every test runs on both implementations: the pure-Python reference (meeple.reference) and the C++

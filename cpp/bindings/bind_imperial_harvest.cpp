@@ -154,7 +154,7 @@ void read_characters(const py::handle& chars, ih::GameSpec& spec) {
   }
 }
 
-// teams= / sides= / setup= of the constructor (docs "Parameters and construction"): ValueError
+// teams= / sides= / setup= of the constructor (docs points 34-36): ValueError
 // naming the problem and the choices.
 void read_options(const py::object& teams, const py::object& sides, const std::string& setup, ih::GameSpec& spec) {
   std::string known;
@@ -789,7 +789,7 @@ void bind_imperial_harvest(py::module_& m) {
       },
       py::arg("team"),
       "Victory points of `team` (0 imperial, 1 raiders) if the game ended now: plucked + carried + "
-      "2 × deposited.");
+      "2 × deposited + the VP its Regent earned (points 33, 58).");
 }
 
 }  // namespace meeple::bindings

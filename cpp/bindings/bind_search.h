@@ -29,8 +29,6 @@ namespace meeple::bindings {
 
 namespace py = pybind11;
 
-// An int argument (int or numpy integer, not bool) in low..high, else TypeError or ValueError
-// naming it: pybind11's own conversion answers an out-of-range value with a signature dump.
 // `value` as an int if it is one (int or numpy integer, not bool; TypeError naming it otherwise);
 // false when it does not fit a long long.
 inline bool int_value(const py::handle& value, const char* name, long long& out) {
@@ -44,6 +42,8 @@ inline bool int_value(const py::handle& value, const char* name, long long& out)
   return overflow == 0;
 }
 
+// An int argument (int or numpy integer, not bool) in low..high, else TypeError or ValueError
+// naming it: pybind11's own conversion answers an out-of-range value with a signature dump.
 inline int64_t int_argument(const py::handle& value, const char* name, int64_t low, int64_t high) {
   long long v = 0;
   if (!int_value(value, name, v) || v < low || v > high)
@@ -185,7 +185,7 @@ class VectorEnv {
       const size_t i = static_cast<size_t>(first_illegal);
       ActionList<G::kMaxActions> legal;
       if (!game_->is_terminal(states_[i])) game_->legal_actions(states_[i], legal);
-      std::sort(legal.begin(), legal.end());  // move generators list by kind, not by number
+      std::sort(legal.begin(), legal.end());  // ascending in the message, whatever a generator does
       std::ostringstream message;
       message << "illegal action " << py::str(given[py::int_(first_illegal)]).cast<std::string>()
               << " for state " << i << "; legal there: ";
@@ -565,8 +565,8 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
       .def("state", [](const V& v, py::object index) {
         return StateWrapper{v.game(), v.state(slot_index(v, index))};
       })
-      // meeple.VectorGame.set_state checks the state first, against its (writable) game
-      // attribute; the engine checks it again against the game it was built with, whose tables
+      // meeple.VectorGame.set_state checks the state first, against its game attribute; the
+      // engine checks it again against the game it was built with, whose tables
       // and sizes it reads the state with.
       .def("set_state", [](V& v, py::object index, const StateWrapper& s) {
         check_state_of<Traits>(*v.game(), s);

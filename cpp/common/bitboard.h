@@ -1,4 +1,5 @@
-// Compact constexpr bit helpers (Stockfish style) for boards of up to 64 / 128 cells.
+// Compact constexpr bit helpers (Stockfish style) for boards of up to 64 cells (Imperial Harvest's
+// 128-bit cell sets, Bits128, are in imperial_harvest/board.h).
 #pragma once
 
 #include <bit>

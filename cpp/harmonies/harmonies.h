@@ -24,28 +24,30 @@
 //    counts in colour order; a card is the u-th (u = rng.uniform(cards left)) remaining id in
 //    ascending order. Explicit: the same draws, in the same order, are chance nodes.
 //
-// Readings chosen where docs/rules/harmonies.md leaves room (the one place they are listed):
-//  R1 max_chance_outcomes() is 43 with either chance mode.
-//  R2 Without the spirits option, spirit_deck lists all ten spirits (none is ever dealt).
+// Readings this engine took where docs/rules/harmonies.md once left room; the doc has since settled
+// each (its heading or decision in brackets; the reference's [Rn] tags number its own readings):
+//  R1 max_chance_outcomes() is 43 with either chance mode ["Chance"].
+//  R2 Without the spirits option, spirit_deck lists all ten spirits (none is ever dealt) [D10].
 //  R3 `end`/`discard` counts the turn at once; took_tokens/took_card are cleared and turn_player
 //     moves on only when the next turn begins, after the refill draws (point 17f): at a chance
-//     node after `end`, turn_player is the player who ended and took_tokens is still true.
+//     node after `end`, turn_player is the player who ended and took_tokens is still true [D7, D8].
 //  R4 Solo (D4): the spaces the pouch can fill are drawn (chance nodes if explicit), then the game
-//     is over; the display is not refilled.
+//     is over; the display is not refilled [D9].
 //  R5 Multiplayer, "the emptied space" = the first empty space (the only one while the pouch
-//     holds >= 3 tokens; a skipped refill implies a pouch of < 3 for good).
-//  R6 Chance strings name spirits like cube actions: "draw card 33 (spirit-lion)".
-//  R7 Suns: "+1 with a groups spirit" means the kept spirit (cube placed or not) is a "groups" one.
-//  R8 by_group_size: a group scores the first rule whose [min, max] holds its size (the rules of
-//     cards.json do not overlap).
+//     holds >= 3 tokens; a skipped refill implies a pouch of < 3 for good) [D9].
+//  R6 Chance strings name spirits like cube actions: "draw card 33 (spirit-lion)" [D11].
+//  R7 Suns: "+1 with a groups spirit" means the kept spirit (cube placed or not) is a "groups" one
+//     [D12].
+//  R8 by_group_size: a group scores the first rule whose [min, max] holds its size [point 20; the
+//     rules of cards.json do not overlap, so no other reading could score differently].
 //  R9 Strings of never-legal actions: "place blue #23 (off the board)", "cube #2 (no such card)
 //     0,0", at chance nodes "outcome 7 (not a colour)"; string_to_action ignores case and extra
-//     spaces, numbers are plain decimals.
+//     spaces, numbers are plain decimals [D14].
 //  R10 state_from_dict: cubes may come in any order; the other lists must be in the order to_dict
 //     writes; move_number <= 60000 (room for any game's remaining moves in the 16-bit counter),
 //     turns <= 1000; the position must be reachable as far as the
 //     dict can tell (check_consistency: token and card totals, turn order, pending draws, display
-//     and central spaces, spirit deals, D1, a legal action for the player to move).
+//     and central spaces, spirit deals, D1, a legal action for the player to move) [D15, D16].
 //
 // Layout: a player's board is one uint32 bitboard per stack code (W F T1 T2 T3 M1 M2 M3 B, and
 // brown, brown-brown, red-alone) plus two masks telling a building's bottom colour, so every

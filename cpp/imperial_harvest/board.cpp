@@ -144,19 +144,6 @@ Board::Board(const BoardSpec& spec) : name_(spec.name), tiles_(spec.tiles) {
     prepare_random_pools();
   }
 
-  // Steps without hedges (point 9).
-  for (int c = 0; c < kCells; ++c) {
-    uint8_t open = 0;
-    for (int d = 0; d < 4; ++d) {
-      const int n = neighbor_[c][d];
-      if (n == kNone || water_.test(c) || water_.test(n)) continue;
-      if (axis_[c] && axis_[c] != axis_of(d)) continue;
-      if (axis_[n] && axis_[n] != axis_of(d)) continue;
-      open = static_cast<uint8_t>(open | (1u << d));
-    }
-    open_steps_[c] = open;
-  }
-
   // Part 2: steps with every non-elbow moat cell bridged (axes by position), bridge spots.
   spot_index_.fill(kNone);
   moat_tile_.fill(kNone);
@@ -182,15 +169,6 @@ Board::Board(const BoardSpec& spec) : name_(spec.name), tiles_(spec.tiles) {
     }
     dry_steps_[c] = open;
     ring_dirs_[c] = rings;
-  }
-
-  // Hydra steps (point 27): to a moat cell; onto a bridge it dives and comes up past it.
-  for (int c = 0; c < kCells; ++c) {
-    for (int d = 0; d < 4; ++d) {
-      int n = neighbor_[c][d];
-      while (n != kNone && bridges_.test(n)) n = neighbor_[n][d];
-      hydra_step_[c][d] = (ring_.test(c) && n != kNone && water_.test(n)) ? static_cast<uint8_t>(n) : kNone;
-    }
   }
 
   // Grapple landings.

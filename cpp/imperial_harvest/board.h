@@ -3,9 +3,11 @@
 //
 // A `Board` is built once per Game from plain data (`BoardSpec`, filled by the Python binding from
 // boards.json + tiles.json, or by hand in the C++ test driver) and shared by every state; states
-// hold only what changes (hedges, strawberries, hydras, tokens). Everything a move generator asks
-// of the geometry is a table look-up here: neighbours, the edge a hedge would sit on, whether a step
-// is legal when no hedge is in the way, a hydra's dive, the Monk's twelve landing cells.
+// hold what changes (hedges, strawberries, hydras, tokens, and part 2's bridges, camps and tile
+// faces). The fixed geometry the move generators ask for is a table look-up here: neighbours, the
+// edge a hedge would sit on, the steps when every moat cell is bridged, the Monk's twelve landing
+// cells. The rules that also depend on the state (a step's legality, point 9; a hydra's dive past
+// bridges, point 27) are Game::steps and Game::hydra_step in imperial_harvest.cpp.
 #pragma once
 
 #include <array>
@@ -154,12 +156,6 @@ class Board {
   // --- neighbours and edges
   int neighbor(int c, int d) const { return neighbor_[c][d]; }  // kNone off the board
   Edge edge(int c, int d) const { return edge_[c][d]; }           // d orthogonal, neighbour exists
-  // Bit d (orthogonal) set iff a step from c in direction d is legal when no hedge is in the way
-  // (point 9: onto the board, not water, bridge axes obeyed at both ends).
-  uint8_t open_steps(int c) const { return open_steps_[c]; }
-  // The cell a hydra on c reaches by one step in direction d (diving past bridges), or kNone
-  // (point 27; the other hydra is checked by the caller).
-  int hydra_step(int c, int d) const { return hydra_step_[c][d]; }
   // The up to 4 cells orthogonally next to c, hedges ignored (what a hydra on c attacks).
   const Bits128& around(int c) const { return around_[c]; }
   // Grapple landing cell for offset o (docs order), or kNone off the board.
@@ -229,8 +225,6 @@ class Board {
   std::array<uint8_t, kCells> axis_{};
   std::array<std::array<uint8_t, 4>, kCells> neighbor_{};
   std::array<std::array<Edge, 4>, kCells> edge_{};
-  std::array<uint8_t, kCells> open_steps_{};
-  std::array<std::array<uint8_t, 4>, kCells> hydra_step_{};
   std::array<Bits128, kCells> around_{};
   std::array<std::array<uint8_t, kLandingOffsets>, kCells> landing_{};
   std::array<std::array<uint8_t, 4>, 2> char_camp_cells_{};

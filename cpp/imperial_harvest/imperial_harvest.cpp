@@ -1,4 +1,4 @@
-// Imperial Harvest rules (docs/rules/imperial-harvest.md, points 1–66 and D1–D53; overview in
+// Imperial Harvest rules (docs/rules/imperial-harvest.md, points 1–65 and D1–D54; overview in
 // imperial_harvest.h). Text (action names, the drawn board) and the consistency check are in
 // imperial_harvest_text.cpp.
 #include "imperial_harvest.h"
@@ -133,7 +133,7 @@ bool in_sight(const Bits128& sight, int c, int x, int range) {
 
 int manhattan(int a, int b) { return std::abs(cell_x(a) - cell_x(b)) + std::abs(cell_y(a) - cell_y(b)); }
 
-// Setup turn orders (docs "Setup phases"): bridges and camps I,R,R,I; draft and placement alternate.
+// Setup turn orders (docs points 64, 65): bridges and camps I,R,R,I; draft and placement alternate.
 constexpr int kIRRI[4] = {0, 1, 1, 0};
 
 }  // namespace

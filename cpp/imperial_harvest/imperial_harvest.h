@@ -1,5 +1,5 @@
 // Imperial Harvest (2 players), as docs/rules/imperial-harvest.md states it (points 1–33: board,
-// turns, hydras, scoring, first-game teams; points 34–66: all 14 cards, sides, drafting,
+// turns, hydras, scoring, first-game teams; points 34–65: all 14 cards, sides, drafting,
 // interactive setup, random boards); point and decision numbers below refer to it.
 //
 // Rules implemented (board geometry in board.h):
@@ -34,7 +34,7 @@
 //  - Scoring (33): 1 VP per plucked strawberry, +1 per carried at the end, +2 per deposited.
 //    Returns ±1 by VP, 0 on equal VP.
 //
-// Decisions of this engine where the documents leave a choice (also in the final report):
+// Decisions of this engine where the documents leave a choice (D1–D17 in the rules doc):
 //  - A defeat that coincides with the end of a turn: the turn ends first (the next turn's `rest`
 //    becomes `resume_phase`); if the game ends there, nobody respawns (the queue is dropped and the
 //    defeated characters stay off the board, `cell` null).
@@ -47,9 +47,10 @@
 //  - State dict: `done` in the order the activations finished; hedges sorted as coordinate lists
 //    (x1, y1, x2, y2, the order of boards.json). Observation: "ground" is every cell outside the
 //    moat ring (bridges are not ground); "VP" is `vp(team)`.
-//  (The reference, python/meeple/reference/imperial_harvest.py R1–R12, reads the documents alike.)
+//  (The reference, python/meeple/reference/imperial_harvest.py, reads the documents alike: its
+//  readings R1–R23 are numbered for that file.)
 //
-// Part 2 (docs/rules/imperial-harvest.md points 34–66, D18–D52):
+// Part 2 (docs/rules/imperial-harvest.md points 34–65, D18–D54):
 //  - Teams per state: `card[6]` holds a card index (characters.json order) per slot, so teams can
 //    be drafted in the game (`teams="draft"`, phase draft, 64); custom / first-game teams are fixed
 //    per Game. Card sides are per team (`sides`): an "advanced" object overrides a card's or an
@@ -66,10 +67,10 @@
 //  - After every action: the effect (with Poison Blood on an adjacent attacker), Petrifying Gaze,
 //    then passive attacks in passes (hydras, Feral, sentries; Poison Blood kills a hydra that
 //    defeats the Basilisk), then the Bard check. All defeats of one action queue in token order.
-//  - Choices where the documents are open are listed in the part-2 report (see docs) and marked
-//    in the code where they are made.
+//  - Choices where the documents are open are decisions D18–D54 of the rules doc, cited in the
+//    code where they are made.
 //
-// Layout: the state is a plain struct (see `State`, 192 bytes): hedges, strawberries and bridges
+// Layout: the state is a plain struct (see `State`, 200 bytes): hedges, strawberries and bridges
 // as 128-bit sets, 8 token slots as byte arrays, the card per slot, tile face + transform per slot,
 // camp corners, and the turn / activation / respawn-queue fields of the document's state dict.
 // Card numbers and ability costs are data (characters.json) held by the Game per team side; card
@@ -116,7 +117,7 @@ inline constexpr const char* kAbilityNames[kAbilityCount] = {
     "master_of_the_labyrinth", "charge", "alluring_gaze", "aura_of_tranquility", "changeling",
     "ventriloquism", "arcane_puppetry", "camouflage", "archer", "silent_sentinel"};
 constexpr uint64_t ability_bit(Ability a) { return uint64_t{1} << static_cast<int>(a); }
-// Active abilities with action ids (Changeling is active but has none; docs "Active and passive").
+// Active abilities with action ids (Changeling is active but has none; docs "Part 2: abilities in general").
 inline constexpr uint64_t kActiveAbilities =
     ability_bit(Ability::kChop) | ability_bit(Ability::kBattleAxe) | ability_bit(Ability::kThrowingAxe) |
     ability_bit(Ability::kCharm) | ability_bit(Ability::kShadowWalk) | ability_bit(Ability::kCompulsion) |
@@ -142,7 +143,7 @@ struct AbilityRules {
   int param = 0;
 };
 
-// The 14 cards, by card index k (the shipped characters.json order; docs "Precisions").
+// The 14 cards, by card index k (the shipped characters.json order; docs point 37).
 inline constexpr int kCards = 14;
 inline constexpr const char* kCardIds[kCards] = {
     "barbarian", "raider_bard", "sorceress", "skin_changer", "imperial_bard", "imperial_guardian", "monk",
@@ -363,7 +364,7 @@ class Game {
 
   int current_player(const State& s) const { return s.player; }
   bool is_terminal(const State& s) const { return s.player == kTerminalPlayer; }
-  // VectorGame steps its games grouped by this (game_concept.h): the phase, the active character
+  // VectorGame on one thread steps its games grouped by this (game_concept.h): the phase, the active character
   // and whether it has AP left decide most of a ply's branches (< 180 groups).
   static uint8_t vector_group(const State& s) {
     return static_cast<uint8_t>(((s.phase & 15) * 9 + (s.active < 8 ? s.active : 8)) * 2 + (s.activation.ap > 0));

@@ -414,7 +414,7 @@ std::string Game::check_consistency(const State& s) const {
     return "";
   }
   // Passive attacks are resolved after every action: nobody stands where one would strike. Not
-  // once the game is over: the action that ends it runs no passes (R14), so a Wolf Form that its
+  // once the game is over: the action that ends it runs no passes (D49), so a Wolf Form that its
   // `end` cleared can leave the character next to a hydra.
   for (int t = 0; t < kTokens && s.player != kTerminalPlayer; ++t) {
     const int c = s.cell[t];

@@ -792,7 +792,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
-_MAX_MOVE_WORDS = 6  # more than any game's move strings have (3)
+_MAX_MOVE_WORDS = 6  # more than any game's legal move strings have (4: "draw card 1 (crocodile)")
 
 
 def play_moves(state: Any, text: str) -> None:

@@ -8,7 +8,10 @@ Colours are indexed 0..5 (blue, gray, brown, green, yellow, red). A personal boa
 stacks indexed by cell index (point 2); a stack is a tuple of colours, bottom to top. Cards are
 identified by their cards.json id (1..32 animals, 33..42 spirits).
 
-READINGS OF POINTS THE RULES DOCUMENT LEAVES OPEN (each tagged [R1]..[R9] where the code applies it):
+READINGS OF POINTS THE RULES DOCUMENT LEFT OPEN when this was written, tagged [R1]..[R9] where the
+code applies them (numbered for this file: the C++ engine's R-numbers are its own). The document
+has since settled each, as decisions D7-D14: R1 = D7, R2 = D8, R3 and R4 = D9, R5 = D10, R6 = D11,
+R7 = D12, R8 = D13 and "Observation", R9 = D14.
   [R1] "turns" (state dict, observation) counts the turns a player has ended: it is incremented by
        the `end` / `discard` action itself, before any refill (so also for the turn that ends the
        game, and already during the chance nodes that follow an `end`).
@@ -1272,7 +1275,7 @@ def _state_from_dict(game, d):
         fail(f"current_player must be one of 0..{num_players - 1}, {CHANCE} or {TERMINAL}, "
              f"got {d['current_player']!r}")
     state._player = current
-    # R10: a game has at most about a thousand moves; the bound leaves room for them below the
+    # D15: a game has at most about a thousand moves; the bound leaves room for them below the
     # engine's 16-bit counter.
     state._moves = integer(d["move_number"], "move_number", 0, 60000)
     rng = d["rng"]

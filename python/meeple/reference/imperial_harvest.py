@@ -1,6 +1,6 @@
 """Imperial Harvest, pure-Python reference implementation (parts 1 and 2: all 14 characters).
 
-Written from the rules (docs/rules/imperial-harvest.md: points 1-66, decisions D1-D53), completing
+Written from the rules (docs/rules/imperial-harvest.md: points 1-65, decisions D1-D54), completing
 ../shared/rules/imperial-harvest.spec.md and the rulebook; never from the C++ engine: it is the
 oracle for differential tests and the pure-Python baseline. Standard library only (no meeple._core).
 
@@ -79,10 +79,9 @@ from ._document import action_int as _action_int, as_int as _as_int
 #     per-game uses); its cell stays null until placement.
 #  R20 (ranges) "within n steps" (Guardian, Ventriloquism, Puppetry) counts steps of point 9 with
 #     characters not blocking and without Territorial (no mover).
-#  R21 (dicts) state_from_dict accepts a dict that lacks part-2 keys (a part-1 dict): they take their
-#     defaults (no sentries, regent_vp from the teams' Regents, tiles/bridges/camps of the board,
-#     setup_step 0, wolf_form false, activation flags false). Present keys must be exact.
-#  R22 max_game_length() stays 3000 (D17).
+#  R21 (dicts) state_from_dict requires every key, the part-2 ones too: a dict without them (a part-1
+#     dict) is refused, as the engine refuses it. Keys must be exact.
+#  R22 max_game_length() is 3000 (D17) for cards of up to 4 AP, scaled for more (D38).
 #  R23 Observation "is o's team's turn" = state `team` == o, also during setup phases (where `team`
 #     is the team whose turn it is in the setup order).
 # ------------------------------------------------------------------------------------------------
@@ -116,7 +115,7 @@ CARD_IDS = ("barbarian", "raider_bard", "sorceress", "skin_changer", "imperial_b
             "imperial_guardian", "monk", "regent", "basilisk", "hound", "minotaur", "nymph",
             "puppeteer", "ranger")
 
-# Setup turn orders (part 2 "Setup phases (exact)").
+# Setup turn orders (points 64, 65).
 DRAFT_ORDER = (IMPERIAL, RAIDERS, IMPERIAL, RAIDERS, IMPERIAL, RAIDERS)
 BRIDGE_ORDER = (IMPERIAL, RAIDERS, RAIDERS, IMPERIAL)
 CAMP_ORDER = (IMPERIAL, RAIDERS, RAIDERS, IMPERIAL)
@@ -184,7 +183,7 @@ AB_LURE, AB_AURA, AB_CHANGELING = "alluring_gaze", "aura_of_tranquility", "chang
 AB_VENT, AB_PUPPETRY = "ventriloquism", "arcane_puppetry"
 AB_CAMOUFLAGE, AB_ARCHER, AB_SENTINEL = "camouflage", "archer", "silent_sentinel"
 
-# Active abilities with action ids (Precisions "Active and passive"), in the order their actions
+# Active abilities with action ids ("Part 2: abilities in general"), in the order their actions
 # are generated (the list is sorted afterwards anyway).
 ACTIVE_WITH_IDS = (AB_GRAPPLE, AB_POUNCE, AB_PLANT, AB_SPEAR, AB_CHOP, AB_AXE, AB_THROW, AB_CHARM,
                    AB_SHADOW, AB_COMPEL, AB_SLITHER, AB_BITE, AB_HORNS, AB_FLIP, AB_CHARGE, AB_LURE,
@@ -592,8 +591,8 @@ def _normalise_sides(value):
 # A user's card table (the schema of characters.json) is checked when the game is made, as the
 # engine checks it (python/meeple/imperial_harvest.py, cpp/bindings/bind_imperial_harvest.cpp
 # read_characters, the Game constructor), with its wording: what the engine refuses, the reference
-# refuses. Beyond that the reference refuses what the two implementations would read differently
-# (the numbers the rules document names, in the forms it names them):
+# refuses. That includes what the two implementations would otherwise read differently (the
+# numbers the rules document names, in the forms it names them):
 #  - per_activation: 1 on the abilities that are "once per activation" (the activation's flags,
 #    D20), absent or 0 on the others; compulsion's limit is the M of its "N-M" ap.
 #  - an "N-M" ap only on compulsion; a text ap (no cost) only on passive abilities, Changeling and
@@ -933,7 +932,7 @@ def _load_table(value, sides, teams):
 
 
 class ImperialHarvestGame:
-    """The game and its parameters (part 2 "Parameters and construction")."""
+    """The game and its parameters ("Parameters"; points 34-36)."""
 
     name = "imperial_harvest"
     # Parameters whose values are text; a document holds any other one as its value (_document):
@@ -2732,7 +2731,7 @@ _KEYS = ("hedges", "strawberries", "hydras", "characters", "plucked", "deposited
          "hedges_chopped", "planted_hedges", "chopped_hedges", "round", "team", "phase", "resting",
          "last_rested", "done", "active", "activation", "respawn_queue", "resume_phase", "current_player",
          "move_number")
-_KEYS2 = ("sentries", "bridges", "camps", "tiles", "regent_vp", "setup_step")  # R21: optional
+_KEYS2 = ("sentries", "bridges", "camps", "tiles", "regent_vp", "setup_step")  # part 2's, required too (R21)
 _ACTIVATION_KEYS = ("ap", "face_used", "grapple_used", "pounce_used", "throw_used", "charm_used",
                     "compulsions", "compel_target", "ballad", "war_cry", "bonus")
 _ACTIVATION_KEYS2 = _FLAGS2 + ("free_moves", "gaze", "puppet")
