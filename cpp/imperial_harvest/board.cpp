@@ -43,7 +43,6 @@ Board::Board(const BoardSpec& spec) : name_(spec.name), tiles_(spec.tiles) {
                       " is not on a non-elbow moat cell");
     if (bridges_.test(b)) fail(name_, "bridge " + cell_text(b) + " listed twice");
     bridges_.set(b);
-    axis_[b] = static_cast<uint8_t>((cell_x(b) == 2 || cell_x(b) == 7) ? kE : kS);
   }
   water_ = ring_ & ~bridges_;
 
@@ -158,6 +157,7 @@ Board::Board(const BoardSpec& spec) : name_(spec.name), tiles_(spec.tiles) {
   }
   for (int c = 0; c < kCells; ++c) {
     uint8_t open = 0, rings = 0;
+    // A bridge at x ∈ {2,7} runs east–west, one at y ∈ {2,7} north–south (point 9's bridge axes).
     auto axis = [](int cell) { return (cell_x(cell) == 2 || cell_x(cell) == 7) ? kE : kS; };
     for (int d = 0; d < 4; ++d) {
       const int n = neighbor_[c][d];

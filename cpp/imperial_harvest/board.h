@@ -147,8 +147,6 @@ class Board {
   bool water(int c) const { return water_.test(c); }
   bool bridge(int c) const { return bridges_.test(c); }
   bool ring(int c) const { return ring_.test(c); }
-  // 0: not a bridge; kE: a bridge running east–west (x ∈ {2,7}); kS: north–south (y ∈ {2,7}).
-  int bridge_axis(int c) const { return axis_[c]; }
   const Bits128& water_cells() const { return water_; }
   const Bits128& bridge_cells() const { return bridges_; }
   const Bits128& ring_cells() const { return ring_; }
@@ -222,7 +220,6 @@ class Board {
 
   std::string name_;
   Bits128 water_, bridges_, ring_;
-  std::array<uint8_t, kCells> axis_{};
   std::array<std::array<uint8_t, 4>, kCells> neighbor_{};
   std::array<std::array<Edge, 4>, kCells> edge_{};
   std::array<Bits128, kCells> around_{};

@@ -449,13 +449,18 @@ void Game::setup_apply(State& s, const Decoded& d) const {
 
 // =============================================================================== geometry on a state
 
-uint8_t Game::steps(const State& s, int c) const {
+uint8_t Game::unhedged_steps(const State& s, int c) const {
   if (board_.ring(c) && !s.bridges.test(c)) return 0;  // water
   uint8_t m = board_.dry_steps(c);
   for (uint8_t r = board_.ring_dirs(c) & m; r; r &= static_cast<uint8_t>(r - 1)) {
     const int d = std::countr_zero(r);
     if (!s.bridges.test(board_.neighbor(c, d))) m &= static_cast<uint8_t>(~(1u << d));
   }
+  return m;
+}
+
+uint8_t Game::steps(const State& s, int c) const {
+  uint8_t m = unhedged_steps(s, c);
   if ((m & (1u << kN)) && s.hedge_south.test(c - kSize)) m &= static_cast<uint8_t>(~(1u << kN));
   if ((m & (1u << kE)) && s.hedge_east.test(c)) m &= static_cast<uint8_t>(~(1u << kE));
   if ((m & (1u << kS)) && s.hedge_south.test(c)) m &= static_cast<uint8_t>(~(1u << kS));
@@ -1632,11 +1637,7 @@ bool Game::shadow_ok(const State& s, int t, int d, Ability a) const {
   if ((a == Ability::kSlither && once_used(s, a)) || s.activation.ap < k || !hedge(s, c, d)) return false;
   // The step as point 9 would allow it without that hedge (and Territorial, 44).
   const int n = board_.neighbor(c, d);
-  if (n == kNone || water(s, c) || water(s, n) || n == enemy_hound_cell(s, t)) return false;
-  const int axis = (d == kE || d == kW) ? kE : kS;
-  auto bridge_axis = [&](int x) { return (cell_x(x) == 2 || cell_x(x) == 7) ? kE : kS; };
-  if (s.bridges.test(c) && bridge_axis(c) != axis) return false;
-  if (s.bridges.test(n) && bridge_axis(n) != axis) return false;
+  if (!((unhedged_steps(s, c) >> d) & 1) || n == enemy_hound_cell(s, t)) return false;
   return !voluntary(s) || can_enter(s, t, n, k);
 }
 

@@ -418,6 +418,7 @@ class Game {
     const Edge e = board_.edge(c, d);
     return (e.south ? s.hedge_south : s.hedge_east).test(e.bit);
   }
+  uint8_t unhedged_steps(const State& s, int c) const;    // point 9's steps, hedges aside (water, bridge axes)
   uint8_t steps(const State& s, int c) const;             // legal orthogonal steps (point 9)
   uint8_t token_steps(const State& s, int c, int t) const;  // + Territorial for token t (44)
   bool diagonal_ok(const State& s, int c, int d, int t) const;  // point 10, d in kNE..kNW
