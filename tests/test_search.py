@@ -229,7 +229,15 @@ def test_vector_game_autoreset_and_views():
 def test_vector_game_by_name_describes_itself():
     vec = meeple.VectorGame("abacuachego", 3, seed=2, threads=2)
     assert vec.game.name == "abacuachego" and len(vec) == 3 and vec.threads == 2
-    assert repr(vec) == "VectorGame('abacuachego', n=3, threads=2)"
+    assert repr(vec) == f"VectorGame({vec.game!r}, n=3, seed=2, threads=2)"
+    assert vec.options == {"observations": True, "masks": True}
+    # The parameters and the output options: two vectors of one game name are told apart in logs.
+    vec = meeple.VectorGame("harmonies(players=3)", 2, observations=False, masks="packed")
+    assert repr(vec) == ("VectorGame(meeple.load('harmonies', players=3, side='A', spirits=False, chance='implicit'), "
+                         "n=2, seed=0, threads=1, observations=False, masks='packed')")
+    assert vec.options == {"observations": False, "masks": "packed"}
+    vec.options["masks"] = True  # a new dict
+    assert vec.options["masks"] == "packed"
     assert repr(MCTS(vec.game, simulations=50, c=2.0)) == "MCTS(simulations=50, threads=1, c=2.0)"
     assert repr(Random(seed=1)) == "Random()"
 
@@ -246,6 +254,8 @@ def test_vector_game_rejects_bad_actions_without_changing_anything():
         vec.step(actions)
     with pytest.raises(ValueError, match="1-d array of 4"):
         vec.step(np.zeros(3, dtype=np.int32))
+    with pytest.raises(ValueError, match=r"1-d array of 4 ints, got shape \(0,\)"):
+        vec.step([])  # numpy makes float64 of it: its length is what is wrong
     with pytest.raises(TypeError, match="integer array"):
         vec.step(np.zeros(4, dtype=np.float64))
     with pytest.raises(ValueError):
@@ -267,10 +277,11 @@ def test_vector_game_rejects_bad_actions_without_changing_anything():
         with pytest.raises(error, match="threads must be an int"):
             meeple.VectorGame(game, 4, threads=bad)
     assert len(meeple.VectorGame(game, np.int64(4), threads=np.int32(2))) == 4
-    for bad, error in ((4, IndexError), (-1, IndexError), (2**63, IndexError), (1.0, TypeError),
+    for bad, error in ((4, IndexError), (-5, IndexError), (2**63, IndexError), (1.0, TypeError),
                        (None, TypeError), (True, TypeError)):
         with pytest.raises(error, match="state index must be"):
             vec.state(bad)
+    assert vec.state(-1) == vec.state(3) and vec.state(-4) == vec.state(0)  # from the end, as a sequence
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
@@ -471,13 +482,60 @@ def test_vector_game_set_state_rejects_without_changing_anything():
         (1, meeple.load("harmonies").new_initial_state(), TypeError, "abacuachego state"),
         (1, meeple.reference.load("abacuachego").new_initial_state(), TypeError, "of the engine"),
         (1, "3cw", TypeError, "abacuachego state"),
-        (3, game.new_initial_state(), IndexError, "0..2"),
-        (-1, game.new_initial_state(), IndexError, "0..2"),
+        (1, vec, TypeError, "abacuachego state"),  # it has a .game too: pybind11's own message got through
+        (3, game.new_initial_state(), IndexError, "-3..2"),
+        (-4, game.new_initial_state(), IndexError, "-3..2"),
     ]:
         with pytest.raises(error, match=message):
             vec.set_state(i, state)
         assert [vec.state(j) for j in range(3)] == before[0]
         assert np.array_equal(vec.masks, before[1]) and np.array_equal(vec.random_actions(), before[2])
+
+
+@pytest.mark.parametrize("name,params", [("abacuachego", {"pits_per_row": 2, "seeds_per_pit": 1}),
+                                         ("harmonies", {"players": 3}), ("harmonies", {"chance": "explicit"}),
+                                         ("imperial_harvest", {})])
+def test_vector_game_final_state_is_the_game_that_ended(name, params):
+    """A step that ends a game starts the next at once: final_state(i) is the one that ended, as
+    stepping a copy of the slot's state by hand ends it (final observation, returns, length)."""
+    game = meeple.load(name, **params)
+    n = 5
+    vec = meeple.VectorGame(game, n, seed=7)
+    assert all(vec.final_state(i) is None for i in range(n))
+    ended = [0] * n
+    while min(ended) < 2:
+        before = [vec.state(i) for i in range(n)]
+        actions = vec.random_actions()
+        rewards, terminated = vec.step(actions)
+        for i in np.flatnonzero(terminated):
+            final = vec.final_state(i)
+            by_hand = before[i].child(int(actions[i]))
+            while by_hand.is_chance_node():  # explicit chance: the slot drew these; follow the vector
+                by_hand = final
+            assert final == by_hand and final.is_terminal() and final is not vec.final_state(i)
+            assert np.allclose(final.returns(), rewards[i]) and final.move_number() > 0
+            assert np.array_equal(final.observation_tensor(0), by_hand.observation_tensor(0))
+            assert vec.state(i).move_number() < final.move_number()  # the slot is in its next game
+            ended[i] += 1
+        for i in np.flatnonzero(~terminated):  # it stays until the slot's next game ends
+            assert (vec.final_state(i) is None) == (ended[i] == 0)
+    kept = vec.final_state(-1)
+    vec.set_state(n - 1, game.new_initial_state(seed=3))  # set_state leaves it
+    assert vec.final_state(n - 1) == kept
+    vec.reset()
+    assert all(vec.final_state(i) is None for i in range(n))
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_vector_game_set_state_takes_states_only(name):
+    """Anything with a `game` of the right game (the vector itself, a bot) is refused by name
+    before the engine sees it; every game's state class is found for the check."""
+    vec = meeple.VectorGame(name, 2, seed=1)
+    for impostor in (vec, MCTS(vec.game, simulations=5)):
+        with pytest.raises(TypeError, match=f"expected a {name} state of the engine, got meeple"):
+            vec.set_state(0, impostor)
+    vec.set_state(0, vec.state(1))
+    assert vec.state(0) == vec.state(1)
 
 
 def test_vector_game_random_actions_are_a_new_array_at_every_call():
@@ -781,7 +839,7 @@ def test_vector_game_read_only_outputs_are_refused_without_changing_anything():
     twin = meeple.VectorGame(game, 3, seed=1)
     other = game.new_initial_state(seed=1)
     other.apply_action(int(other.legal_actions()[-1]))
-    for output in ("masks", "rewards", "terminated", "current_player"):
+    for output in ("observations", "masks", "rewards", "terminated", "current_player"):
         getattr(vec, output).flags.writeable = False
         for call in (lambda: vec.step(vec.random_actions()), lambda: vec.reset(seed=9),
                      lambda: vec.reset(), lambda: vec.set_state(0, other)):

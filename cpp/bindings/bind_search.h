@@ -79,11 +79,15 @@ class VectorEnv {
  public:
   using State = typename G::State;
 
+  // `observation_shape`: the shape of one slot's observation (empty: flat), whose size must be the
+  // game's observation_size(): the engine writes the very array the user reads, so that a flag set
+  // on it (read-only) is the one the engine checks (a reshaped view would have flags of its own).
   VectorEnv(std::shared_ptr<const G> game, int64_t n, uint64_t seed, int threads, bool observe, bool mark,
-            bool packed = false)
+            bool packed = false, const std::vector<int64_t>& observation_shape = {})
       : game_(std::move(game)), seed_(seed), observe_(observe), mark_(mark), packed_(mark && packed), pool_(threads) {
     if (n < 1) throw py::value_error("n must be >= 1");
     states_.resize(static_cast<size_t>(n));
+    final_states_.resize(static_cast<size_t>(n));
     episodes_.assign(static_cast<size_t>(n), 0);
     rngs_.resize(static_cast<size_t>(n));
     next_random_.assign(static_cast<size_t>(n), -1);
@@ -98,7 +102,12 @@ class VectorEnv {
       group_.assign(static_cast<size_t>(n), 0);
       order_.resize(static_cast<size_t>(n));
     }
-    observations_ = py::array_t<float>({n, static_cast<int64_t>(obs_size_)});
+    std::vector<int64_t> shape{n};
+    int64_t cells = 1;
+    for (int64_t d : observation_shape) shape.push_back(d), cells *= d;
+    if (observation_shape.empty()) shape.push_back(obs_size_);
+    else if (cells != obs_size_) throw std::logic_error("observation_shape does not hold observation_size() values");
+    observations_ = py::array_t<float>(shape);
     mask_row_ = packed_ ? (actions_size_ + 7) / 8 : actions_size_;
     masks_ = py::array_t<uint8_t>({n, static_cast<int64_t>(mask_row_)});
     rewards_ = py::array_t<float>({n, static_cast<int64_t>(players_)});
@@ -133,13 +142,14 @@ class VectorEnv {
   }
 
   void step(const py::array& given) {
+    // The shape first: an empty list is a float64 array to numpy, and its problem is its length.
+    if (given.ndim() != 1 || given.shape(0) != size())
+      throw py::value_error("actions must be a 1-d array of " + std::to_string(size()) +
+                            " ints, got shape " + shape_text(given));
     const char kind = given.dtype().kind();
     if (kind != 'i' && kind != 'u')
       throw py::type_error("actions must be an integer array, got dtype " +
                            py::str(given.dtype()).cast<std::string>());
-    if (given.ndim() != 1 || given.shape(0) != size())
-      throw py::value_error("actions must be a 1-d array of " + std::to_string(size()) +
-                            " ints, got shape " + shape_text(given));
     const Exclusive exclusive(busy_);
     // Read the actions into actions_ and check each (read_actions), all before any is applied: an
     // illegal action anywhere leaves every state unchanged. The check is split over the threads
@@ -235,6 +245,13 @@ class VectorEnv {
   const State& state(int64_t i) const {
     check_idle();
     return states_.at(static_cast<size_t>(i));
+  }
+  // The last position of the last game slot i finished (since the vector was made or reset), or
+  // null if it has finished none: a step that ends a game starts the next one at once.
+  const State* final_state(int64_t i) const {
+    check_idle();
+    const size_t k = static_cast<size_t>(i);
+    return episodes_.at(k) >= 2 ? &final_states_[k] : nullptr;  // a slot's first game is episode 1
   }
   std::shared_ptr<const G> game() const { return game_; }
   int threads() const { return pool_.threads(); }
@@ -339,6 +356,7 @@ class VectorEnv {
   struct Slots {
     const G& g;
     State* states;
+    State* final_states;
     Rng* rngs;
     uint64_t* episodes;
     uint64_t* legal_bits;
@@ -362,6 +380,7 @@ class VectorEnv {
         g.returns(s, r);
         for (int p = 0; p < players; ++p) reward[p] = static_cast<float>(r[p]);
         out.terminated[i] = true;
+        final_states[i] = s;  // a copy a game: measured within the noise of the VectorGame ratio (0.01)
         start_game(i);
       } else {
         zero_row(reward, players);
@@ -451,7 +470,7 @@ class VectorEnv {
   };
 
   Slots slots(const Buffers& b) {
-    return {*game_, states_.data(), rngs_.data(), episodes_.data(), legal_bits_.data(), next_random_.data(),
+    return {*game_, states_.data(), final_states_.data(), rngs_.data(), episodes_.data(), legal_bits_.data(), next_random_.data(),
             group_.data(), actions_.data(), b, seed_, players_, obs_size_, actions_size_, mask_row_, observe_, mark_, packed_, write_wide_mask_,
             write_small_mask_};
   }
@@ -500,7 +519,8 @@ class VectorEnv {
   ThreadPool pool_;
   std::atomic<bool> busy_{false};  // a step or reset is running (Exclusive)
   std::vector<State> states_;
-  std::vector<uint64_t> episodes_;
+  std::vector<State> final_states_;  // each slot's last finished game, as it ended (final_state)
+  std::vector<uint64_t> episodes_;  // games started in each slot since the last reset
   std::vector<Rng> rngs_;
   std::vector<int32_t> next_random_;
   py::array_t<int32_t> fresh_random_;  // the step's random actions until handed over, then null
@@ -537,10 +557,10 @@ class VectorEnv {
 template <class V>
 int64_t slot_index(const V& v, const py::handle& index) {
   long long i = 0;
-  if (!int_value(index, "state index", i) || i < 0 || i >= v.size())
-    throw py::index_error("state index must be in 0.." + std::to_string(v.size() - 1) + ", got " +
-                          py::repr(index).cast<std::string>());
-  return i;
+  if (!int_value(index, "state index", i) || i < -v.size() || i >= v.size())
+    throw py::index_error("state index must be in " + std::to_string(-v.size()) + ".." + std::to_string(v.size() - 1) +
+                          " (negative: from the end), got " + py::repr(index).cast<std::string>());
+  return i < 0 ? i + v.size() : i;
 }
 
 template <GameEngine G, class Traits, class StateWrapper, class GameClass, class StateClass>
@@ -565,6 +585,11 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
       .def("state", [](const V& v, py::object index) {
         return StateWrapper{v.game(), v.state(slot_index(v, index))};
       })
+      .def("final_state", [](const V& v, py::object index) -> py::object {
+        const typename G::State* s = v.final_state(slot_index(v, index));
+        if (!s) return py::none();
+        return py::cast(StateWrapper{v.game(), *s});
+      })
       // meeple.VectorGame.set_state checks the state first, against its game attribute; the
       // engine checks it again against the game it was built with, whose tables
       // and sizes it reads the state with.
@@ -577,12 +602,12 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
       .def(
           "_vector",
           [](const std::shared_ptr<G>& g, py::object n, uint64_t seed, py::object threads, bool observe,
-             bool mark, bool packed) {
+             bool mark, bool packed, const std::vector<int64_t>& observation_shape) {
             return std::make_unique<V>(g, int_argument(n, "n", 1, std::numeric_limits<int32_t>::max()), seed,
-                                       threads_argument(threads), observe, mark, packed);
+                                       threads_argument(threads), observe, mark, packed, observation_shape);
           },
           py::arg("n"), py::arg("seed") = 0, py::arg("threads") = 1, py::arg("observations") = true,
-          py::arg("masks") = true, py::arg("packed") = false)
+          py::arg("masks") = true, py::arg("packed") = false, py::arg("observation_shape") = std::vector<int64_t>{})
       .def(
           "_mcts",
           [](const G& g, const StateWrapper& s, py::object simulations, py::object threads, uint64_t seed,

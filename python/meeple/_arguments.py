@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import _core
 from ._core import MAX_THREADS  # more threads is a mistake, not a machine
 from ._registry import load
 
@@ -91,7 +92,10 @@ def engine_game(value: Any, who: str) -> Game:
 def state_of(game: Any, state: Any) -> None:
     """`state` must be an engine state of `game` (same parameters)."""
     its_game = getattr(state, "game", None)
-    if its_game is None or type(its_game) is not type(game):
+    # The engine's state class is its game class's sibling (HarmoniesGame, HarmoniesState): an
+    # object that merely has a `game` (a VectorGame, a bot) is no state.
+    state_class = getattr(_core, type(game).__name__.removesuffix("Game") + "State", None)
+    if its_game is None or type(its_game) is not type(game) or (state_class is not None and type(state) is not state_class):
         raise TypeError(f"expected a {game.name} state of the engine, got {type(state).__module__}."
                         f"{type(state).__name__}")
     if its_game is not game and its_game != game:  # the same object: no parameter dicts to compare

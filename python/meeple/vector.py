@@ -23,7 +23,8 @@ __all__ = ["VectorGame"]
 
 
 class VectorGame:
-    """`n` states of `game` stepped together in C++ with the GIL released, split over `threads`.
+    """`n` states of `game` stepped together in C++ with the GIL released, split over `threads`
+    (a batch of fewer than 256 states is stepped on the calling thread).
 
     `step(actions)` takes one action per state (integer numpy array of length n) and applies them
     all; an illegal action raises ValueError naming the state index, and then no state has
@@ -37,7 +38,8 @@ class VectorGame:
 
     Reset mode "same-step autoreset": a game that ends is replaced at once by a new one, so after a
     step where ``terminated[i]`` is True, ``rewards[i]`` belongs to the finished game while
-    ``observations[i]``, ``masks[i]`` and ``current_player[i]`` already describe the new game.
+    ``observations[i]``, ``masks[i]`` and ``current_player[i]`` already describe the new game;
+    ``final_state(i)`` is the game that ended, as it ended.
     Slot i's k-th game is seeded from (seed, i, k), `seed` an int in 0..2**64-1 (None only in
     `reset`, where it means the seed the vector has): results do not depend on `threads`. Explicit
     chance nodes are resolved inside the step, so every state is a decision node.
@@ -71,9 +73,11 @@ class VectorGame:
         if not (isinstance(masks, bool) or (isinstance(masks, str) and masks == "packed")):
             raise ValueError(f"masks must be True, False or 'packed', got {masks!r}")
         self._vector = engine._vector(  # type: ignore[attr-defined]  # each engine Game has it
-            n, seed, threads, observations, masks is not False, masks == "packed")
+            n, seed, threads, observations, masks is not False, masks == "packed", engine.observation_shape())
+        self._settings = (observations, masks)
         # The arrays the engine writes, fetched once (reading them is then a plain attribute read).
-        self._observations: np.ndarray = self._vector.observations.reshape((n, *engine.observation_shape()))
+        # The very arrays, not views: the engine checks their writeable flags.
+        self._observations: np.ndarray = self._vector.observations
         self._masks: np.ndarray = self._vector.masks
         self._rewards: np.ndarray = self._vector.rewards
         self._terminated: np.ndarray = self._vector.terminated
@@ -121,6 +125,12 @@ class VectorGame:
         return self._vector.threads
 
     @property
+    def options(self) -> dict:
+        """The constructor's output options, as a new dict: ``{"observations": True or False,
+        "masks": True, "packed" or False}``."""
+        return {"observations": self._settings[0], "masks": self._settings[1]}
+
+    @property
     def seed(self) -> int:
         """The seed the slots' games come from: the constructor's, or that of the last reset(seed)."""
         return self._seed
@@ -146,8 +156,21 @@ class VectorGame:
         return self._vector.random_actions()
 
     def state(self, i: int) -> State:
-        """A copy of slot i's state, as a normal state object."""
+        """A copy of slot i's state, as a normal state object (i may be negative, from the end)."""
         return self._vector.state(i)
+
+    def final_state(self, i: int) -> State | None:
+        """A copy of the last position of the last game slot i finished, or None if it has finished
+        none since the vector was made or reset.
+
+        A step that ends a game starts the slot's next game at once, so ``state(i)`` is already
+        the new game; this is the one that ended: after a step with ``terminated[i]`` True, its
+        final observation is ``final_state(i).observation_tensor(p)``, its length
+        ``final_state(i).move_number()``, and game-specific scores (Harmonies'
+        ``score_breakdown``, Imperial Harvest's ``vp``) are there too. It stays until the slot
+        finishes another game (``set_state`` leaves it).
+        """
+        return self._vector.final_state(i)
 
     def set_state(self, i: int, state: State) -> None:
         """Puts a copy of `state` (a state of this game whose game is not over) into slot i: for
@@ -166,4 +189,6 @@ class VectorGame:
         self._vector.set_state(i, state)
 
     def __repr__(self) -> str:
-        return f"VectorGame({self.game.name!r}, n={len(self)}, threads={self.threads})"
+        settings = "".join([", observations=False" if not self._settings[0] else "",
+                            "" if self._settings[1] is True else f", masks={self._settings[1]!r}"])
+        return f"VectorGame({self.game!r}, n={len(self)}, seed={self.seed}, threads={self.threads}{settings})"
