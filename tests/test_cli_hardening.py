@@ -179,8 +179,16 @@ def test_the_main_guard_hint_only_where_it_can_be_the_cause(monkeypatch, tmp_pat
     assert str(source) in main_guard_hint("spawn") and '"forkserver"' in main_guard_hint("forkserver")
     source.write_text("import meeple\nif __name__ == '__main__':\n    pass\n")  # guarded: some other death
     assert main_guard_hint("spawn") == ""
-    source.unlink()  # unreadable now: the hint stays
+    source.write_text("import meeple\nif '__main__' == __name__:\n    pass\n")  # the other way round
+    assert main_guard_hint("spawn") == ""
+    source.write_text("# no if __name__ == '__main__': needed\nimport meeple\n")  # a mention is no guard
     assert main_guard_hint("spawn") != ""
+    monkeypatch.setattr(sys, "frozen", True, raising=False)  # a frozen app: freeze_support's business
+    assert main_guard_hint("spawn") == ""
+    monkeypatch.delattr(sys, "frozen")
+    source.unlink()  # unreadable (<stdin>, say): a guard would not help the workers import it
+    assert main_guard_hint("spawn") == ""
+    source.write_text("import meeple\n")
     assert main_guard_hint("fork") == ""  # forked workers do not import the script again
     script.__spec__ = types.SimpleNamespace(name="tool.__main__")  # python -m tool: not imported again
     assert main_guard_hint("spawn") == ""

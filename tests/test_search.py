@@ -256,6 +256,9 @@ def test_vector_game_rejects_bad_actions_without_changing_anything():
         vec.step(np.zeros(3, dtype=np.int32))
     with pytest.raises(ValueError, match=r"1-d array of 4 ints, got shape \(0,\)"):
         vec.step([])  # numpy makes float64 of it: its length is what is wrong
+    for not_actions in (None, "abc", [1.5]):  # a wrong type is a TypeError, whatever its shape
+        with pytest.raises(TypeError, match="integer array"):
+            vec.step(not_actions)
     with pytest.raises(TypeError, match="integer array"):
         vec.step(np.zeros(4, dtype=np.float64))
     with pytest.raises(ValueError):

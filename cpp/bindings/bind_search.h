@@ -142,14 +142,15 @@ class VectorEnv {
   }
 
   void step(const py::array& given) {
-    // The shape first: an empty list is a float64 array to numpy, and its problem is its length.
-    if (given.ndim() != 1 || given.shape(0) != size())
-      throw py::value_error("actions must be a 1-d array of " + std::to_string(size()) +
-                            " ints, got shape " + shape_text(given));
     const char kind = given.dtype().kind();
-    if (kind != 'i' && kind != 'u')
+    const bool right_shape = given.ndim() == 1 && given.shape(0) == size();
+    // An empty list is a float64 array to numpy: its problem is its length, not its type.
+    if ((kind != 'i' && kind != 'u') && (right_shape || given.size() != 0))
       throw py::type_error("actions must be an integer array, got dtype " +
                            py::str(given.dtype()).cast<std::string>());
+    if (!right_shape)
+      throw py::value_error("actions must be a 1-d array of " + std::to_string(size()) +
+                            " ints, got shape " + shape_text(given));
     const Exclusive exclusive(busy_);
     // Read the actions into actions_ and check each (read_actions), all before any is applied: an
     // illegal action anywhere leaves every state unchanged. The check is split over the threads
@@ -553,7 +554,8 @@ class VectorEnv {
   py::array_t<int32_t> current_player_;
 };
 
-// A VectorGame slot number: an int in 0..size-1 (IndexError out of range, TypeError for others).
+// A VectorGame slot number: an int in -size..size-1, negative from the end (IndexError out of
+// range, TypeError for others).
 template <class V>
 int64_t slot_index(const V& v, const py::handle& index) {
   long long i = 0;

@@ -554,6 +554,11 @@ class WorkerDied(RuntimeError):
         self.first, self.last, self.reason = first, last, reason
 
 
+# An `if` line testing __name__ against "__main__", either way round (not a mention in a comment).
+_GUARD = re.compile(r"""^[ \t]*if[ \t(]+(__name__\s*==\s*['"]__main__['"]|['"]__main__['"]\s*==\s*__name__)""",
+                    re.MULTILINE)
+
+
 def main_guard_hint(start_method: str | None) -> str:
     """Why a pool's workers may all die before returning anything: with the "spawn" and
     "forkserver" start methods each worker imports the main script first, and a script that plays
@@ -567,14 +572,15 @@ def main_guard_hint(start_method: str | None) -> str:
     main = sys.modules.get("__main__")
     path = getattr(main, "__file__", None)
     spec = getattr(main, "__spec__", None)
-    if path is None or (spec is not None and spec.name.rpartition(".")[2] == "__main__"):
-        return ""  # python -c, the REPL, a package's __main__ (multiprocessing does not import those again)
+    if path is None or (spec is not None and spec.name.rpartition(".")[2] == "__main__") or getattr(sys, "frozen", False):
+        return ""  # python -c, the REPL, a package's __main__ (not imported again), a frozen app (freeze_support)
     try:
         with open(path, encoding="utf-8", errors="replace") as script:
-            if re.search(r"""__name__\s*==\s*['"]__main__['"]""", script.read()):
-                return ""  # it has the guard (the `meeple` command's script too): a worker died otherwise
+            source = script.read()
     except OSError:
-        pass
+        return ""  # <stdin>, a file gone: a guard would not help (the workers cannot import it either)
+    if _GUARD.search(source):
+        return ""  # it has the guard (the `meeple` command's script too): a worker died otherwise
     return (f"no worker returned a game; if {path} plays games when it is imported, put that code under "
             f'`if __name__ == "__main__":` (worker processes are started with the "{start_method}" method '
             "and import the main script first)")

@@ -57,7 +57,8 @@ class VectorGame:
     A VectorGame cannot be copied or pickled (its states live in C++): make a new one and put
     states into it with `set_state`.
     One VectorGame serves one thread at a time: while it steps or resets, calls from another
-    thread (`step`, `reset`, `random_actions`, `state`, `set_state`) raise RuntimeError.
+    thread (`step`, `reset`, `random_actions`, `state`, `final_state`, `set_state`) raise
+    RuntimeError.
     """
 
     def __init__(self, game: Game | str, n: int, seed: int = 0, threads: int = 1, observations: bool = True,
