@@ -44,8 +44,8 @@ concept GameEngine = requires(const G& game, const typename G::State& state,
 //    sample_legal_action would (the same single rng draw), or kNoAction without a draw if none is
 //    legal. VectorGame publishes every state with it.
 //  - `uint8_t vector_group(state)`: VectorGame on one thread steps its states grouped by it (in slot
-//    order within a group; on more threads it keeps slot order), so that consecutive plies take similar branches; for games whose plies differ a
-//    lot from state to state.
+//    order within a group; on more threads it keeps slot order), so that consecutive plies take
+//    similar branches; for games whose plies differ a lot from state to state.
 
 // Whether VectorGame-style stepping of many states orders them by G::vector_group.
 template <class G>

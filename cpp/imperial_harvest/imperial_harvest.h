@@ -117,7 +117,8 @@ inline constexpr const char* kAbilityNames[kAbilityCount] = {
     "master_of_the_labyrinth", "charge", "alluring_gaze", "aura_of_tranquility", "changeling",
     "ventriloquism", "arcane_puppetry", "camouflage", "archer", "silent_sentinel"};
 constexpr uint64_t ability_bit(Ability a) { return uint64_t{1} << static_cast<int>(a); }
-// Active abilities with action ids (Changeling is active but has none; docs "Part 2: abilities in general").
+// Active abilities with action ids (Changeling is active but has none; docs "Part 2: abilities in
+// general").
 inline constexpr uint64_t kActiveAbilities =
     ability_bit(Ability::kChop) | ability_bit(Ability::kBattleAxe) | ability_bit(Ability::kThrowingAxe) |
     ability_bit(Ability::kCharm) | ability_bit(Ability::kShadowWalk) | ability_bit(Ability::kCompulsion) |
@@ -364,8 +365,8 @@ class Game {
 
   int current_player(const State& s) const { return s.player; }
   bool is_terminal(const State& s) const { return s.player == kTerminalPlayer; }
-  // VectorGame on one thread steps its games grouped by this (game_concept.h): the phase, the active character
-  // and whether it has AP left decide most of a ply's branches (< 180 groups).
+  // VectorGame on one thread steps its games grouped by this (game_concept.h): the phase, the
+  // active character and whether it has AP left decide most of a ply's branches (< 180 groups).
   static uint8_t vector_group(const State& s) {
     return static_cast<uint8_t>(((s.phase & 15) * 9 + (s.active < 8 ? s.active : 8)) * 2 + (s.activation.ap > 0));
   }

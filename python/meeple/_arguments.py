@@ -91,12 +91,11 @@ def engine_game(value: Any, who: str) -> Game:
 
 def state_of(game: Any, state: Any) -> None:
     """`state` must be an engine state of `game` (same parameters)."""
-    its_game = getattr(state, "game", None)
     # The engine's state class is its game class's sibling (HarmoniesGame, HarmoniesState): an
     # object that merely has a `game` (a VectorGame, a bot) is no state.
-    state_class = getattr(_core, type(game).__name__.removesuffix("Game") + "State", None)
-    if its_game is None or type(its_game) is not type(game) or (state_class is not None and type(state) is not state_class):
+    if type(state) is not getattr(_core, type(game).__name__.removesuffix("Game") + "State"):
         raise TypeError(f"expected a {game.name} state of the engine, got {type(state).__module__}."
                         f"{type(state).__name__}")
+    its_game = state.game
     if its_game is not game and its_game != game:  # the same object: no parameter dicts to compare
         raise ValueError(f"the state is of {its_game!r}, not of {game!r}")

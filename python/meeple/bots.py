@@ -49,6 +49,7 @@ import multiprocessing
 import random
 import re
 import signal
+import sys
 from collections import deque
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -565,8 +566,6 @@ def main_guard_hint(start_method: str | None) -> str:
     games at import time (no ``if __name__ == "__main__":``) makes every worker start a pool of its
     own, which multiprocessing refuses in the worker. Only the worker's stderr says so; this hint
     goes into the parent's WorkerDied. Empty where it cannot be the cause (fork, no main script)."""
-    import sys
-
     if start_method == "fork":
         return ""
     main = sys.modules.get("__main__")

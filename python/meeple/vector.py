@@ -75,7 +75,7 @@ class VectorGame:
             raise ValueError(f"masks must be True, False or 'packed', got {masks!r}")
         self._vector = engine._vector(  # type: ignore[attr-defined]  # each engine Game has it
             n, seed, threads, observations, masks is not False, masks == "packed", engine.observation_shape())
-        self._settings = (observations, masks)
+        self._options = {"observations": observations, "masks": masks}
         # The arrays the engine writes, fetched once (reading them is then a plain attribute read).
         # The very arrays, not views: the engine checks their writeable flags.
         self._observations: np.ndarray = self._vector.observations
@@ -129,7 +129,7 @@ class VectorGame:
     def options(self) -> dict:
         """The constructor's output options, as a new dict: ``{"observations": True or False,
         "masks": True, "packed" or False}``."""
-        return {"observations": self._settings[0], "masks": self._settings[1]}
+        return dict(self._options)
 
     @property
     def seed(self) -> int:
@@ -190,6 +190,5 @@ class VectorGame:
         self._vector.set_state(i, state)
 
     def __repr__(self) -> str:
-        settings = "".join([", observations=False" if not self._settings[0] else "",
-                            "" if self._settings[1] is True else f", masks={self._settings[1]!r}"])
+        settings = "".join(f", {name}={value!r}" for name, value in self._options.items() if value is not True)
         return f"VectorGame({self.game!r}, n={len(self)}, seed={self.seed}, threads={self.threads}{settings})"
