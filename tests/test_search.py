@@ -134,7 +134,7 @@ def test_vector_game_refuses_a_second_thread_during_a_step():
     def intrude():  # calls that change nothing when they get in between two steps
         while not stepping.is_set():
             for call in (lambda: vec.state(0), vec.random_actions, lambda: vec.step(illegal),
-                         lambda: vec.set_state(0, finished)):
+                         lambda: vec.set_state(0, finished), lambda: vec.game_seed(0), lambda: vec.new_game([])):
                 try:
                     call()
                 except RuntimeError as e:
@@ -529,6 +529,97 @@ def test_vector_game_final_state_is_the_game_that_ended(name, params):
     assert all(vec.final_state(i) is None for i in range(n))
 
 
+@pytest.mark.parametrize("name, params", VARIANTS_WITH_CHANCE[:2] + VARIANTS_WITH_CHANCE[3:])
+def test_vector_game_seed_and_the_actions_given_replay_each_slots_game(name, params):
+    """With implicit chance, a Record of game_seed(i) and the actions given to slot i rebuilds the
+    slot's game: the finished ones (final_state) and the one it is in. A game set_state put in has
+    no seed until the slot starts its next game; reset(seed) seeds as a new vector would."""
+    game = meeple.load(name, **params)
+    n = 4
+    vec = meeple.VectorGame(game, n, seed=21)
+
+    def record(i):
+        return meeple.Record(game.name, game.parameters(), seed=seeds[i], actions=given[i])
+
+    seeds, given = [vec.game_seed(i) for i in range(n)], [[] for _ in range(n)]
+    assert len(set(seeds)) == n
+    vec.set_state(3, _random_position(game, 5, 9))
+    assert vec.game_seed(3) is None and vec.game_seed(-1) is None
+    seeds[3] = None
+    finished = [0] * n
+    while min(finished) < 2:
+        actions = vec.random_actions()
+        _, terminated = vec.step(actions)
+        for i in range(n):
+            given[i].append(int(actions[i]))
+        for i in np.flatnonzero(terminated):
+            if seeds[i] is not None:
+                assert record(i).replay() == vec.final_state(i)
+            seeds[i], given[i] = vec.game_seed(i), []
+            assert seeds[i] is not None
+            finished[i] += 1
+    assert all(record(i).replay() == vec.state(i) for i in range(n))
+    vec.reset(seed=8)
+    fresh = meeple.VectorGame(game, n, seed=8)
+    assert [vec.game_seed(i) for i in range(n)] == [fresh.game_seed(i) for i in range(n)]
+    assert all(game.new_initial_state(seed=vec.game_seed(i)) == vec.state(i) for i in range(n))
+
+
+@pytest.mark.parametrize("name, params", VARIANTS_WITH_CHANCE)
+def test_vector_game_new_game_starts_the_slots_next_game(name, params):
+    """new_game cuts a slot's game short: the slot starts the game it would have started had its
+    game ended (same seed, same random actions), its observation, mask and current player describe
+    that game at once, and its rewards, terminated and final_state, and the other slots, are as
+    they were. A slot number, a list (a slot listed twice starts one game) and a bool mask agree."""
+    game = meeple.load(name, **params)
+    n = 5
+    cut, twin = _vector_after_steps(game, 4), _vector_after_steps(game, 4)
+    ended = _vector_after_steps(game, 4)  # each slot's next game, as it starts when its game ends
+    next_games = {}
+    while len(next_games) < n:
+        _, terminated = ended.step(ended.random_actions())
+        for i in np.flatnonzero(terminated):
+            next_games.setdefault(i, (ended.state(i), ended.game_seed(i), ended.random_actions()[i]))
+
+    kept = cut.rewards.copy(), cut.terminated.copy(), [cut.final_state(i) for i in range(n)]
+    for slots in (2, [4, -1, 0], np.array([False, True, False, True, False])):
+        cut.new_game(slots)
+    for i in range(n):
+        state, seed, random_action = next_games[i]
+        assert cut.state(i) == state and cut.game_seed(i) == seed and cut.random_actions()[i] == random_action
+        assert np.array_equal(cut.masks[i], state.legal_actions_mask())
+        assert np.array_equal(cut.observations[i], state.observation_tensor())
+        assert cut.current_player[i] == state.current_player()
+    assert np.array_equal(cut.rewards, kept[0]) and np.array_equal(cut.terminated, kept[1])
+    assert [cut.final_state(i) for i in range(n)] == kept[2]
+    twin.new_game(np.ones(n, bool))
+    for _ in range(30):  # and the slots play on as the twin's
+        actions = twin.random_actions()
+        assert np.array_equal(cut.random_actions(), actions)
+        cut.step(actions)
+        twin.step(actions)
+    assert [cut.state(i) for i in range(n)] == [twin.state(i) for i in range(n)]
+
+
+def test_vector_game_new_game_rejects_bad_slots_without_changing_anything():
+    vec = meeple.VectorGame("abacuachego", 4, seed=1)
+    vec.step(vec.random_actions())
+    before = [vec.state(i) for i in range(4)], [vec.game_seed(i) for i in range(4)], vec.masks.copy()
+    for slots, error, message in [
+        (4, IndexError, "-4..3"), (-5, IndexError, "-4..3"), ([0, 9], IndexError, "got 9"),
+        (True, TypeError, "not a bool"), (np.True_, TypeError, "not a bool"), (1.0, TypeError, "got float"),
+        ([1.0], TypeError, "dtype float64"), ("0", TypeError, "got str"), (np.zeros((2, 2), int), TypeError, r"\(2, 2\)"),
+        (np.zeros(3, bool), ValueError, r"shape \(4,\), got \(3,\)"),
+    ]:
+        with pytest.raises(error, match=message):
+            vec.new_game(slots)
+        assert [vec.state(i) for i in range(4)] == before[0] and [vec.game_seed(i) for i in range(4)] == before[1]
+        assert np.array_equal(vec.masks, before[2])
+    vec.new_game([])  # nothing to start
+    vec.new_game(np.zeros(4, bool))
+    assert [vec.state(i) for i in range(4)] == before[0]
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_vector_game_set_state_takes_states_only(name):
     """Anything with a `game` of the right game (the vector itself, a bot) is refused by name
@@ -845,7 +936,7 @@ def test_vector_game_read_only_outputs_are_refused_without_changing_anything():
     for output in ("observations", "masks", "rewards", "terminated", "current_player"):
         getattr(vec, output).flags.writeable = False
         for call in (lambda: vec.step(vec.random_actions()), lambda: vec.reset(seed=9),
-                     lambda: vec.reset(), lambda: vec.set_state(0, other)):
+                     lambda: vec.reset(), lambda: vec.set_state(0, other), lambda: vec.new_game(0)):
             with pytest.raises(ValueError, match=f"VectorGame.{output} is read-only"):
                 call()
         getattr(vec, output).flags.writeable = True

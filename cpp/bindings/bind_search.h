@@ -4,6 +4,7 @@
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <algorithm>
 #include <array>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -89,6 +91,8 @@ class VectorEnv {
     states_.resize(static_cast<size_t>(n));
     final_states_.resize(static_cast<size_t>(n));
     episodes_.assign(static_cast<size_t>(n), 0);
+    placed_.assign(static_cast<size_t>(n), 0);
+    finished_.assign(static_cast<size_t>(n), 0);
     rngs_.resize(static_cast<size_t>(n));
     next_random_.assign(static_cast<size_t>(n), -1);
     const G& g = *game_;
@@ -131,6 +135,7 @@ class VectorEnv {
     Buffers b = buffers(random);  // first: it refuses read-only outputs, and a refusal changes nothing
     if (seed) seed_ = *seed;
     std::fill(episodes_.begin(), episodes_.end(), 0);
+    std::fill(finished_.begin(), finished_.end(), 0);
     {
       ReleasedGil release;
       pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
@@ -226,16 +231,40 @@ class VectorEnv {
     const Exclusive exclusive(busy_);
     const size_t k = static_cast<size_t>(i);
     const G& g = *game_;
-    // The random action goes where random_actions() reads it: the step's array while it has not
-    // been handed over, else next_random_ (then both pointers name the same place).
-    const Buffers b = buffers(fresh_random_ ? fresh_random_.mutable_data() : next_random_.data());
+    const Buffers b = buffers(published_random());
     State s = given;  // resolved on copies first: a refusal must leave the slot as it was
     Rng rng = rngs_[k];
     resolve_chance(g, s, rng);
     if (g.is_terminal(s)) throw py::value_error("the game of that state is over: there is nothing to step");
     states_[k] = s;
     rngs_[k] = rng;
+    placed_[k] = 1;
     slots(b).publish(i);
+  }
+
+  // Ends the games of `starting` (slot numbers in range) where they stand, unscored, and starts
+  // each slot's next game as a step that ends a game does (the slot's next seed): for cutting
+  // games short. A slot listed twice starts one game. Rewards, terminated and final_state stay
+  // as the last step left them; the rest of the slot's outputs describe the new game.
+  void new_games(std::vector<int64_t> starting) {
+    const Exclusive exclusive(busy_);
+    const Buffers b = buffers(published_random());
+    std::sort(starting.begin(), starting.end());
+    starting.erase(std::unique(starting.begin(), starting.end()), starting.end());
+    const Slots slots = this->slots(b);
+    for (int64_t i : starting) {
+      slots.start_game(i);
+      slots.publish(i);
+    }
+  }
+
+  // The seed of slot i's game: game.initial_state(seed) is its first position (before the slot
+  // resolves an explicit chance node there). Null for a game set_state put in.
+  std::optional<uint64_t> game_seed(int64_t i) const {
+    check_idle();
+    const size_t k = static_cast<size_t>(i);
+    if (placed_.at(k)) return std::nullopt;
+    return derive_seed(derive_seed(seed_, k), episodes_[k] - 1);  // episodes_ counts the game started
   }
 
   py::array_t<float> observations() const { return observations_; }
@@ -252,7 +281,7 @@ class VectorEnv {
   const State* final_state(int64_t i) const {
     check_idle();
     const size_t k = static_cast<size_t>(i);
-    return episodes_.at(k) >= 2 ? &final_states_[k] : nullptr;  // a slot's first game is episode 1
+    return finished_.at(k) ? &final_states_[k] : nullptr;
   }
   std::shared_ptr<const G> game() const { return game_; }
   int threads() const { return pool_.threads(); }
@@ -268,6 +297,9 @@ class VectorEnv {
   };
 
   Buffers buffers(py::array_t<int32_t>& random) { return buffers(random.mutable_data()); }
+  // Where random_actions() reads the random actions: the step's array while it has not been
+  // handed over, else next_random_ (then both pointers name the same place).
+  int32_t* published_random() { return fresh_random_ ? fresh_random_.mutable_data() : next_random_.data(); }
   Buffers buffers(int32_t* random) {
     return {random, writable(observations_, "observations"), writable(masks_, "masks"),
             writable(rewards_, "rewards"), writable(terminated_, "terminated"),
@@ -360,6 +392,8 @@ class VectorEnv {
     State* final_states;
     Rng* rngs;
     uint64_t* episodes;
+    uint8_t* placed;  // set_state put the slot's game in (no game_seed)
+    uint8_t* finished;  // the slot has finished a game (final_state)
     uint64_t* legal_bits;
     int32_t* next_random;
     uint8_t* group;  // kGrouped: each slot's vector_group, for the next step's order
@@ -382,6 +416,7 @@ class VectorEnv {
         for (int p = 0; p < players; ++p) reward[p] = static_cast<float>(r[p]);
         out.terminated[i] = true;
         final_states[i] = s;  // a copy a game: measured within the noise of the VectorGame ratio (0.01)
+        finished[i] = 1;
         start_game(i);
       } else {
         zero_row(reward, players);
@@ -401,6 +436,7 @@ class VectorEnv {
       const uint64_t slot_seed = derive_seed(seed, static_cast<uint64_t>(i));
       const uint64_t game_seed = derive_seed(slot_seed, episodes[i]++);
       states[i] = g.initial_state(game_seed);
+      placed[i] = 0;
       rngs[i] = Rng(game_seed ^ 0xA5A5A5A5A5A5A5A5ull);
       resolve_chance(i);
     }
@@ -471,7 +507,7 @@ class VectorEnv {
   };
 
   Slots slots(const Buffers& b) {
-    return {*game_, states_.data(), final_states_.data(), rngs_.data(), episodes_.data(), legal_bits_.data(), next_random_.data(),
+    return {*game_, states_.data(), final_states_.data(), rngs_.data(), episodes_.data(), placed_.data(), finished_.data(), legal_bits_.data(), next_random_.data(),
             group_.data(), actions_.data(), b, seed_, players_, obs_size_, actions_size_, mask_row_, observe_, mark_, packed_, write_wide_mask_,
             write_small_mask_};
   }
@@ -522,6 +558,8 @@ class VectorEnv {
   std::vector<State> states_;
   std::vector<State> final_states_;  // each slot's last finished game, as it ended (final_state)
   std::vector<uint64_t> episodes_;  // games started in each slot since the last reset
+  std::vector<uint8_t> placed_;     // 1: set_state put the slot's game in (no game_seed)
+  std::vector<uint8_t> finished_;   // 1: the slot has finished a game since the last reset (final_state)
   std::vector<Rng> rngs_;
   std::vector<int32_t> next_random_;
   py::array_t<int32_t> fresh_random_;  // the step's random actions until handed over, then null
@@ -591,6 +629,14 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
         const typename G::State* s = v.final_state(slot_index(v, index));
         if (!s) return py::none();
         return py::cast(StateWrapper{v.game(), *s});
+      })
+      .def("game_seed", [](const V& v, py::object index) { return v.game_seed(slot_index(v, index)); })
+      // Every index is checked before any slot changes.
+      .def("new_games", [](V& v, const py::sequence& indices) {
+        std::vector<int64_t> starting;
+        starting.reserve(indices.size());
+        for (const py::handle index : indices) starting.push_back(slot_index(v, index));
+        v.new_games(std::move(starting));
       })
       // meeple.VectorGame.set_state checks the state first, against its game attribute; the
       // engine checks it again against the game it was built with, whose tables

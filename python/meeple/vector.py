@@ -39,8 +39,9 @@ class VectorGame:
     Reset mode "same-step autoreset": a game that ends is replaced at once by a new one, so after a
     step where ``terminated[i]`` is True, ``rewards[i]`` belongs to the finished game while
     ``observations[i]``, ``masks[i]`` and ``current_player[i]`` already describe the new game;
-    ``final_state(i)`` is the game that ended, as it ended.
-    Slot i's k-th game is seeded from (seed, i, k), `seed` an int in 0..2**64-1 (None only in
+    ``final_state(i)`` is the game that ended, as it ended. ``new_game(slots)`` cuts games short
+    (time limits): those slots start their next games without a step.
+    Slot i's k-th game (``game_seed(i)``) is seeded from (seed, i, k), `seed` an int in 0..2**64-1 (None only in
     `reset`, where it means the seed the vector has): results do not depend on `threads`. Explicit
     chance nodes are resolved inside the step, so every state is a decision node.
     ``observations=False`` skips computing observations (they stay 0): for rollouts and search,
@@ -53,12 +54,12 @@ class VectorGame:
     ``np.unpackbits(vec.masks, axis=1, count=num_distinct_actions, bitorder="little")`` gives the
     byte masks back.
     The arrays are overwritten by the next `step`/`reset`: copy what you keep (one made read-only
-    makes `step`, `reset` and `set_state` raise ValueError, changing nothing).
+    makes `step`, `reset`, `set_state` and `new_game` raise ValueError, changing nothing).
     A VectorGame cannot be copied or pickled (its states live in C++): make a new one and put
     states into it with `set_state`.
     One VectorGame serves one thread at a time: while it steps or resets, calls from another
-    thread (`step`, `reset`, `random_actions`, `state`, `final_state`, `set_state`) raise
-    RuntimeError.
+    thread (`step`, `reset`, `random_actions`, `state`, `final_state`, `game_seed`, `set_state`,
+    `new_game`) raise RuntimeError.
     """
 
     def __init__(self, game: Game | str, n: int, seed: int = 0, threads: int = 1, observations: bool = True,
@@ -172,6 +173,48 @@ class VectorGame:
         finishes another game (``set_state`` leaves it).
         """
         return self._vector.final_state(i)
+
+    def new_game(self, slots) -> None:
+        """Ends the games of `slots` where they stand, unscored, and starts each slot's next game
+        as a step that ends a game does (the slot's next seed): for cutting games short, such as a
+        time limit on episodes. Read what you keep of the cut game first (``state(i)``,
+        ``observations[i]``): ``observations``, ``masks``, ``current_player`` and the random actions
+        describe the new games at once, while ``rewards``, ``terminated`` and ``final_state`` stay
+        as the last step left them (a cut game is not a finished one).
+
+        `slots` is a slot number (negative from the end), a 1-d sequence or array of them (a slot
+        listed twice starts one game), or a bool array of length n marking them (the ``truncated``
+        array of a gymnasium-style loop, say). Bad input raises TypeError, IndexError or
+        ValueError, and then no slot has changed.
+        """
+        self._vector.new_games(self._slot_list(slots))
+
+    def _slot_list(self, slots) -> list:
+        """`slots` (see new_game) as a list of slot numbers, unchecked for range (the engine
+        checks every one, naming it, before it changes anything)."""
+        if isinstance(slots, (bool, np.bool_)):
+            raise TypeError("slots must be a slot number, a sequence of them or a bool array of length n, "
+                            f"not a bool ({slots!r})")
+        if isinstance(slots, (int, np.integer)):
+            return [slots]
+        array = np.asarray(slots)
+        if array.dtype == np.bool_:
+            if array.shape != (len(self),):
+                raise ValueError(f"a bool array of slots must have shape ({len(self)},), got {array.shape}")
+            return np.flatnonzero(array).tolist()
+        if array.ndim != 1 or (array.dtype.kind not in "iu" and array.size):
+            raise TypeError("slots must be a slot number, a 1-d sequence of them or a bool array of length "
+                            f"{len(self)}, got {type(slots).__name__} of dtype {array.dtype} and shape {array.shape}")
+        return array.tolist()
+
+    def game_seed(self, i: int) -> int | None:
+        """The seed of slot i's game: ``game.new_initial_state(seed=vec.game_seed(i))`` is its
+        first position, and with implicit chance (the default) the actions you gave the slot since
+        replay it (a `Record` of it: ``Record(game.name, game.parameters(), seed, actions)``).
+        With explicit chance the slot also draws the chance outcomes, which are not among your
+        actions. None for a game that `set_state` put in (until the slot starts its next game).
+        """
+        return self._vector.game_seed(i)
 
     def set_state(self, i: int, state: State) -> None:
         """Puts a copy of `state` (a state of this game whose game is not over) into slot i: for
