@@ -608,7 +608,8 @@ def test_vector_game_new_game_rejects_bad_slots_without_changing_anything():
     for slots, error, message in [
         (4, IndexError, "-4..3"), (-5, IndexError, "-4..3"), ([0, 9], IndexError, "got 9"),
         (True, TypeError, "not a bool"), (np.True_, TypeError, "not a bool"), (1.0, TypeError, "got float"),
-        ([1.0], TypeError, "dtype float64"), ("0", TypeError, "got str"), (np.zeros((2, 2), int), TypeError, r"\(2, 2\)"),
+        ([1.0], TypeError, "dtype float64"), ("0", TypeError, "got str"),
+        (np.zeros((2, 2), int), TypeError, r"\(2, 2\)"),
         (np.zeros(3, bool), ValueError, r"shape \(4,\), got \(3,\)"),
     ]:
         with pytest.raises(error, match=message):

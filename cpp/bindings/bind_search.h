@@ -507,9 +507,10 @@ class VectorEnv {
   };
 
   Slots slots(const Buffers& b) {
-    return {*game_, states_.data(), final_states_.data(), rngs_.data(), episodes_.data(), placed_.data(), finished_.data(), legal_bits_.data(), next_random_.data(),
-            group_.data(), actions_.data(), b, seed_, players_, obs_size_, actions_size_, mask_row_, observe_, mark_, packed_, write_wide_mask_,
-            write_small_mask_};
+    return {*game_, states_.data(), final_states_.data(), rngs_.data(), episodes_.data(), placed_.data(),
+            finished_.data(), legal_bits_.data(), next_random_.data(), group_.data(), actions_.data(), b,
+            seed_, players_, obs_size_, actions_size_, mask_row_, observe_, mark_, packed_,
+            write_wide_mask_, write_small_mask_};
   }
 
   // A row of a few floats set to 0 by plain stores (a fill loop becomes a memset call per slot).

@@ -571,7 +571,8 @@ def main_guard_hint(start_method: str | None) -> str:
     main = sys.modules.get("__main__")
     path = getattr(main, "__file__", None)
     spec = getattr(main, "__spec__", None)
-    if path is None or (spec is not None and spec.name.rpartition(".")[2] == "__main__") or getattr(sys, "frozen", False):
+    package_main = spec is not None and spec.name.rpartition(".")[2] == "__main__"
+    if path is None or package_main or getattr(sys, "frozen", False):
         return ""  # python -c, the REPL, a package's __main__ (not imported again), a frozen app (freeze_support)
     try:
         with open(path, encoding="utf-8", errors="replace") as script:

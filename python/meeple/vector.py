@@ -41,9 +41,10 @@ class VectorGame:
     ``observations[i]``, ``masks[i]`` and ``current_player[i]`` already describe the new game;
     ``final_state(i)`` is the game that ended, as it ended. ``new_game(slots)`` cuts games short
     (time limits): those slots start their next games without a step.
-    Slot i's k-th game (``game_seed(i)``) is seeded from (seed, i, k), `seed` an int in 0..2**64-1 (None only in
-    `reset`, where it means the seed the vector has): results do not depend on `threads`. Explicit
-    chance nodes are resolved inside the step, so every state is a decision node.
+    Slot i's k-th game is seeded from (seed, i, k) (``game_seed(i)``), `seed` an int in
+    0..2**64-1 (None only in `reset`, where it means the seed the vector has): results do not
+    depend on `threads`. Explicit chance nodes are resolved inside the step, so every state is a
+    decision node.
     ``observations=False`` skips computing observations (they stay 0): for rollouts and search,
     which need only masks and rewards, on games whose observations are large. ``masks=False``
     skips writing the masks (they stay 0): for random rollouts through ``random_actions``, which
