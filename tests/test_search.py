@@ -734,6 +734,23 @@ def test_mcts_cannot_read_the_future_of_implicit_chance(threads):
     assert visits[0] == visits[1] == visits[2]
 
 
+def test_mcts_evaluator_cannot_read_the_future_of_implicit_chance():
+    """The evaluator sees the search's determinisations: roots that differ only in the draws to
+    come get the same search, whatever the evaluator does with the states it is given."""
+    game = meeple.load("harmonies")
+    state = game.new_initial_state(seed=5)
+    while state.move_number() < 6:
+        state.apply_action(int(state.legal_actions()[0]))
+    searches = []
+    for seed in (1, 2):
+        other = state.clone()
+        other.reseed(seed)
+        bot = MCTS(game, simulations=200, seed=7, evaluator=_rollout_evaluator(game, 3)[0])
+        bot.step(other)
+        searches.append((bot.last_visits, bot.last_values))
+    assert searches[0] == searches[1]
+
+
 @pytest.mark.skipif(meeple._core.SANITIZED, reason="ASan reserves more address space than the limit leaves")
 def test_threads_and_memory_the_system_refuses_are_python_errors():
     """Under a 3 GB address-space limit the system refuses threads part way (8 MB stacks) and a
@@ -832,6 +849,131 @@ def test_mcts_ranks_an_immediate_win_first():
         bot = MCTS(game, simulations=500, seed=1)
         bot.step(state)
         assert max(bot.last_visits[a] for a in winning) == max(bot.last_visits.values())
+
+
+def _rollout_evaluator(game, seed=0):
+    """An evaluator (uniform priors, the returns of one random playout in Python) and its calls."""
+    rng, seen = np.random.default_rng(seed), []
+
+    def evaluate(state):
+        seen.append(state.clone())
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(int(legal[rng.integers(len(legal))]))  # its own copy: the search's is safe
+        return np.ones(game.num_distinct_actions()), state.returns()
+
+    return evaluate, seen
+
+
+@pytest.mark.parametrize("name, params", VARIANTS_WITH_CHANCE)
+def test_mcts_evaluator_is_called_on_copies_of_new_decision_leaves(name, params):
+    """PUCT: one evaluation per simulation that reaches a new decision node (never a chance node,
+    never a finished game), on a copy the evaluator may change; deterministic for a seed."""
+    game = meeple.load(name, **params)
+    state = _decision_state(game, 3)
+    evaluate, seen = _rollout_evaluator(game)
+    bot = MCTS(game, simulations=150, seed=2, evaluator=evaluate)
+    action = bot.step(state)
+    assert action in state.legal_actions() and sum(bot.last_visits.values()) == 150
+    assert 1 < len(seen) <= 151  # the root's priors, then at most one a simulation
+    # the root, or with implicit chance a determinisation of it (its draws to come reseeded)
+    assert np.array_equal(seen[0].observation_tensor(), state.observation_tensor())
+    assert np.array_equal(seen[0].legal_actions(), state.legal_actions())
+    assert all(type(s) is type(state) and not s.is_terminal() and not s.is_chance_node() for s in seen)
+    again = MCTS(game, simulations=150, seed=2, evaluator=_rollout_evaluator(game)[0])
+    assert again.step(state) == action and again.last_visits == bot.last_visits
+    assert "evaluator=evaluate" in repr(bot)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_mcts_evaluator_values_replace_the_rollouts(name):
+    """Constant values: every root action's Q is the root mover's value, as is the root's."""
+    game = meeple.load(name)
+    state = _decision_state(game, 5)
+    values = 0.25 + 0.1 * np.arange(game.num_players())
+    bot = MCTS(game, simulations=200, seed=1,
+               evaluator=lambda s: (np.ones(game.num_distinct_actions()), values))
+    bot.step(state)
+    mover = state.current_player()
+    assert bot.last_values and all(q == pytest.approx(values[mover]) for q in bot.last_values.values())
+    assert bot.last_value() == pytest.approx(values[mover])
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_mcts_evaluator_priors_steer_the_visits(name):
+    """Most prior on one legal action draws nearly all visits (values all equal); prior only on
+    illegal actions counts as none, which is uniform over the legal ones."""
+    game = meeple.load(name)
+    state = _decision_state(game, 8)
+    legal = state.legal_actions()
+    assert len(legal) > 1
+    favourite, zeros = int(legal[len(legal) // 2]), np.zeros(game.num_players())
+
+    def peaked(s):
+        priors = np.full(game.num_distinct_actions(), 0.001)
+        priors[favourite] = 1.0
+        return priors, zeros
+
+    bot = MCTS(game, simulations=300, seed=1, evaluator=peaked)
+    assert bot.step(state) == favourite and bot.last_visits[favourite] >= 270
+    illegal = np.flatnonzero(state.legal_actions_mask() == 0)[:1]
+
+    def off_the_board(s):
+        priors = np.zeros(game.num_distinct_actions())
+        priors[illegal] = 1.0  # illegal at the root (elsewhere maybe not: then that is its prior)
+        return priors, zeros
+
+    bot = MCTS(game, simulations=len(legal) * 20, seed=1, evaluator=off_the_board)
+    bot.step(state)
+    assert set(bot.last_visits) == set(legal.tolist())
+    assert max(bot.last_visits.values()) - min(bot.last_visits.values()) <= 1  # uniform: equal shares
+
+
+def test_mcts_evaluator_with_rollout_values_ranks_an_immediate_win_first():
+    game = meeple.load("abacuachego")
+    for state, winning in _positions_with_a_winning_move(game, 4):
+        bot = MCTS(game, simulations=300, seed=1, evaluator=_rollout_evaluator(game, 3)[0])
+        bot.step(state)
+        assert max(bot.last_visits[a] for a in winning) == max(bot.last_visits.values())
+
+
+def test_mcts_evaluator_failures_are_raised_by_step():
+    game = meeple.load("abacuachego")
+    state = game.new_initial_state(seed=1)
+    uniform, zeros = np.ones(20), np.zeros(2)
+    for result, error, message in [
+        (None, TypeError, "must return \\(priors, values\\), got NoneType"),
+        ((uniform,), ValueError, "got 1 items"),
+        ((uniform, zeros, zeros), ValueError, "got 3 items"),
+        ((np.ones(19), zeros), ValueError, r"priors must have shape \(num_distinct_actions\(\),\) = \(20,\), got \(19,\)"),
+        ((np.ones((2, 20)), zeros), ValueError, r"got \(2, 20\)"),
+        ((uniform, np.zeros(3)), ValueError, r"values must have shape \(num_players\(\),\) = \(2,\)"),
+        (("ab", zeros), TypeError, "priors must be an array of numbers, got str"),
+        ((uniform, [np.nan, 0]), ValueError, "values must be finite, got nan at index 0"),
+        ((np.full(20, np.inf), zeros), ValueError, "priors must be finite"),
+        ((-uniform, zeros), ValueError, "priors must be >= 0 \\(probabilities, not logits\\)"),
+    ]:
+        bot = MCTS(game, simulations=20, seed=1, evaluator=lambda s, result=result: result)
+        with pytest.raises(error, match=message):
+            bot.step(state)
+        assert bot.last_visits == {}
+    calls = []
+
+    def fails_late(s):
+        calls.append(1)
+        if len(calls) == 7:
+            raise KeyError("the network is gone")
+        return uniform, zeros
+
+    with pytest.raises(KeyError, match="the network is gone"):
+        MCTS(game, simulations=50, seed=1, evaluator=fails_late).step(state)
+    assert len(calls) == 7  # the search stopped at the failure
+    assert [list(r) for r in (uniform, zeros)] == [[1.0] * 20, [0.0, 0.0]]  # lists work as well as arrays
+    assert MCTS(game, simulations=20, seed=1, evaluator=lambda s: ([1.0] * 20, [0, 0])).step(state) in state.legal_actions()
+    with pytest.raises(ValueError, match="threads must be 1"):
+        MCTS(game, simulations=20, threads=2, evaluator=fails_late)
+    with pytest.raises(TypeError, match="evaluator must be callable"):
+        MCTS(game, simulations=20, evaluator="network")
 
 
 STRENGTH = {"abacuachego": {}, "harmonies": {}, "imperial_harvest": {}}

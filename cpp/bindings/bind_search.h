@@ -604,6 +604,70 @@ int64_t slot_index(const V& v, const py::handle& index) {
   return i < 0 ? i + v.size() : i;
 }
 
+// A Python function as MCTS's evaluator (PUCT; meeple.bots.MCTS(evaluator=...)), called with the
+// GIL held (such a search keeps it: it runs on one thread) with a copy of the leaf state. Its
+// first failure (an exception of its own, or a result of the wrong form) is kept to be raised
+// when the search has stopped; until then it answers uniform priors and zero values.
+template <GameEngine G, class StateWrapper>
+struct PythonEvaluator {
+  std::shared_ptr<const G> game;
+  py::object function;
+  std::exception_ptr error;
+
+  void operator()(const typename G::State& s, const ActionList<G::kMaxActions>& legal, double* priors,
+                  double* values) {
+    if (!error) {
+      try {
+        read(function(StateWrapper{game, s}), legal, priors, values);
+        return;
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+    std::fill(priors, priors + legal.size(), 1.0 / legal.size());
+    std::fill(values, values + game->num_players(), 0.0);
+  }
+
+ private:
+  // A 1-d array of `size` finite numbers from `value` (a numpy array, a list...), else an error
+  // naming `what`.
+  static py::array_t<double> numbers(const py::handle& value, const char* what, int size, const char* size_name) {
+    auto array = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(value);
+    if (!array) {
+      PyErr_Clear();
+      throw py::type_error(std::string("the evaluator's ") + what + " must be an array of numbers, got " +
+                           Py_TYPE(value.ptr())->tp_name);
+    }
+    if (array.ndim() != 1 || array.shape(0) != size)
+      throw py::value_error(std::string("the evaluator's ") + what + " must have shape (" + size_name + ",) = (" +
+                            std::to_string(size) + ",), got " + py::str(py::getattr(array, "shape")).cast<std::string>());
+    for (int k = 0; k < size; ++k)
+      if (!std::isfinite(array.data()[k]))
+        throw py::value_error(std::string("the evaluator's ") + what + " must be finite, got " +
+                              std::to_string(array.data()[k]) + " at index " + std::to_string(k));
+    return array;
+  }
+
+  void read(const py::object& result, const ActionList<G::kMaxActions>& legal, double* priors, double* values) const {
+    if (!py::isinstance<py::tuple>(result) && !py::isinstance<py::list>(result))
+      throw py::type_error(std::string("the evaluator must return (priors, values), got ") + Py_TYPE(result.ptr())->tp_name);
+    if (py::len(result) != 2)
+      throw py::value_error("the evaluator must return (priors, values), got " + std::to_string(py::len(result)) + " items");
+    const py::sequence pair = result;
+    const py::array_t<double> p = numbers(pair[0], "priors", game->num_distinct_actions(), "num_distinct_actions()");
+    const py::array_t<double> v = numbers(pair[1], "values", game->num_players(), "num_players()");
+    const double* given = p.data();
+    for (int k = 0; k < p.shape(0); ++k)
+      if (given[k] < 0)
+        throw py::value_error("the evaluator's priors must be >= 0 (probabilities, not logits), got " +
+                              std::to_string(given[k]) + " for action " + std::to_string(k));
+    double sum = 0;
+    for (Action a : legal) sum += given[a];
+    for (int k = 0; k < legal.size(); ++k) priors[k] = sum > 0 ? given[legal[k]] / sum : 1.0 / legal.size();
+    std::copy(v.data(), v.data() + game->num_players(), values);
+  }
+};
+
 template <GameEngine G, class Traits, class StateWrapper, class GameClass, class StateClass>
 void bind_search(py::module_& m, const std::string& prefix, GameClass& game_class,
                  StateClass& /*state_class*/) {
@@ -660,7 +724,7 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
       .def(
           "_mcts",
           [](const G& g, const StateWrapper& s, py::object simulations, py::object threads, uint64_t seed,
-             double exploration) {
+             double exploration, py::object evaluator) {
             check_state_of<Traits>(g, s);
             if (g.is_terminal(s.state)) throw py::value_error("the game is over: nothing to search");
             if (g.is_chance_node(s.state))
@@ -676,7 +740,17 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
             MctsResult result;
             const typename G::State root = s.state;  // another Python thread may change s meanwhile
             PythonInterrupt interrupt;
-            {
+            if (!evaluator.is_none()) {
+              // Python runs at every leaf: the search keeps the GIL, on this thread alone (a second
+              // thread would wait for the GIL that this one holds while it waits for that thread).
+              if (config.threads != 1) throw py::value_error("an evaluator searches on one thread: threads must be 1");
+              if (!PyCallable_Check(evaluator.ptr()))
+                throw py::type_error(std::string("evaluator must be callable, got ") + Py_TYPE(evaluator.ptr())->tp_name);
+              PythonEvaluator<G, StateWrapper> guide{s.game, evaluator, nullptr};
+              const auto stop = [&](int thread) { return guide.error != nullptr || interrupt(thread); };
+              result = mcts_search(g, root, config, stop, &guide);
+              if (guide.error) std::rethrow_exception(guide.error);
+            } else {
               ReleasedGil release;
               result = mcts_search(g, root, config, interrupt);
             }
@@ -689,7 +763,7 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
             return py::make_tuple(result.best, visits, values);
           },
           py::arg("state"), py::arg("simulations"), py::arg("threads") = 1, py::arg("seed") = 0,
-          py::arg("c") = 1.4);
+          py::arg("c") = 1.4, py::arg("evaluator") = py::none());
 }
 
 }  // namespace meeple::bindings

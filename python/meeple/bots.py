@@ -155,6 +155,19 @@ class MCTS(BaseBot):
     (its Q, in the game's units of `returns()`, over all threads' visits), and `last_value()` is
     the root's mean over all simulations: value targets, or a check of how sure the search is.
 
+    `evaluator` (a function, e.g. around a network) makes the search PUCT, AlphaZero style:
+    ``evaluator(state)`` is called at each new leaf that is a decision node, with a copy of the
+    state (with implicit chance a determinisation of it, which may differ from the real future),
+    and returns ``(priors, values)``: ``priors`` an array of ``num_distinct_actions()`` numbers >= 0
+    (only the legal actions' count; they are renormalised over them, uniform if all are 0) and
+    ``values`` an array of ``num_players()`` finite numbers, each player's expected return (in the
+    units of ``returns()``), which replace the random rollout. A child is then chosen by
+    ``Q + c * prior * sqrt(N) / (1 + n)`` (Q: its mean return for the player choosing, 0 before
+    its first visit; N, n: the visits of the node and of the child). Such a search runs on the
+    calling thread with the GIL held (``threads`` must be 1); an exception in the evaluator, or
+    a result of the wrong form (TypeError or ValueError naming it), stops the search and is
+    raised by `step`.
+
     >>> import meeple
     >>> game = meeple.load("abacuachego")
     >>> bot = MCTS(game, simulations=200, seed=1)
@@ -170,11 +183,16 @@ class MCTS(BaseBot):
     """
 
     def __init__(self, game: Any, simulations: int = 1000, threads: int = 1, seed: int | None = None,
-                 c: float = 1.4):
+                 c: float = 1.4, evaluator: Callable[[Any], tuple[Any, Any]] | None = None):
         self.game = _arguments.engine_game(game, "MCTS")
         self.simulations = _arguments.int_in_range("simulations", simulations, 1, _arguments.MAX_INT32)
         self.threads = _arguments.threads(threads)
         self.c = _arguments.finite_number("c", c, 0.0)
+        if evaluator is not None and not callable(evaluator):
+            raise TypeError(f"evaluator must be callable (state -> (priors, values)), got {type(evaluator).__name__}")
+        if evaluator is not None and self.threads != 1:
+            raise ValueError(f"an evaluator searches on one thread (it holds the GIL): threads must be 1, got {threads}")
+        self.evaluator = evaluator
         self._rng = random.Random(_arguments.optional_seed(seed))
         self.last_visits: dict[int, int] = {}
         self.last_values: dict[int, float] = {}
@@ -183,7 +201,8 @@ class MCTS(BaseBot):
         """The most visited root action; the state must be a decision node of this game."""
         _arguments.state_of(self.game, state)
         search = self.game._mcts  # type: ignore[attr-defined]  # each engine Game has it
-        action, visits, values = search(state, self.simulations, self.threads, self._rng.getrandbits(64), self.c)
+        action, visits, values = search(state, self.simulations, self.threads, self._rng.getrandbits(64), self.c,
+                                        self.evaluator)
         self.last_visits, self.last_values = visits, values
         return int(action)
 
@@ -203,7 +222,8 @@ class MCTS(BaseBot):
         return sum(self.last_values[a] * self.last_visits[a] for a in self.last_values) / visits
 
     def __repr__(self) -> str:
-        return f"MCTS(simulations={self.simulations}, threads={self.threads}, c={self.c})"
+        guided = "" if self.evaluator is None else f", evaluator={getattr(self.evaluator, '__name__', self.evaluator)!s}"
+        return f"MCTS(simulations={self.simulations}, threads={self.threads}, c={self.c}{guided})"
 
 
 def visit_shares(visits: Mapping[int, int], num_actions: int) -> np.ndarray:
