@@ -261,6 +261,8 @@ def _record_actions(actions: Any) -> None:
     if not isinstance(actions, list):
         hint = " (array.tolist() makes one)" if isinstance(actions, np.ndarray) else ""
         raise TypeError(f"field 'actions' must be a list of ints, got {_what(actions)}{hint}")
+    if set(map(type, actions)) <= {int}:  # plain ints, the usual case, checked at C speed (bool is not int)
+        return
     for i, a in enumerate(actions):
         if not _is_int(a):
             raise TypeError(f"field 'actions' must be a list of ints; actions[{i}] is {_what(a)}")

@@ -10,7 +10,8 @@
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, SupportsIndex
 
 import numpy as np
 
@@ -158,11 +159,11 @@ class VectorGame:
         the last step (or reset), as a new int32 array at every call (yours to change)."""
         return self._vector.random_actions()
 
-    def state(self, i: int) -> State:
+    def state(self, i: SupportsIndex) -> State:
         """A copy of slot i's state, as a normal state object (i may be negative, from the end)."""
         return self._vector.state(i)
 
-    def final_state(self, i: int) -> State | None:
+    def final_state(self, i: SupportsIndex) -> State | None:
         """A copy of the last position of the last game slot i finished, or None if it has finished
         none since the vector was made or reset.
 
@@ -175,7 +176,7 @@ class VectorGame:
         """
         return self._vector.final_state(i)
 
-    def new_game(self, slots) -> None:
+    def new_game(self, slots: SupportsIndex | Sequence[SupportsIndex] | np.ndarray) -> None:
         """Ends the games of `slots` where they stand, unscored, and starts each slot's next game
         as a step that ends a game does (the slot's next seed): for cutting games short, such as a
         time limit on episodes. Read what you keep of the cut game first (``state(i)``,
@@ -186,11 +187,13 @@ class VectorGame:
         `slots` is a slot number (negative from the end), a 1-d sequence or array of them (a slot
         listed twice starts one game), or a bool array of length n marking them (the ``truncated``
         array of a gymnasium-style loop, say). Bad input raises TypeError, IndexError or
-        ValueError, and then no slot has changed.
+        ValueError, and then no slot has changed. Leave out the slots whose game the last step
+        ended (``terminated[i]``): they are in a new game already, which this would throw away
+        unplayed (``truncated = (plies >= limit) & ~terminated``).
         """
         self._vector.new_games(self._slot_list(slots))
 
-    def _slot_list(self, slots) -> list:
+    def _slot_list(self, slots: SupportsIndex | Sequence[SupportsIndex] | np.ndarray) -> list:
         """`slots` (see new_game) as a list of slot numbers, unchecked for range (the engine
         checks every one, naming it, before it changes anything)."""
         if isinstance(slots, (bool, np.bool_)):
@@ -208,16 +211,18 @@ class VectorGame:
                             f"{len(self)}, got {type(slots).__name__} of dtype {array.dtype} and shape {array.shape}")
         return array.tolist()
 
-    def game_seed(self, i: int) -> int | None:
+    def game_seed(self, i: SupportsIndex) -> int | None:
         """The seed of slot i's game: ``game.new_initial_state(seed=vec.game_seed(i))`` is its
         first position, and with implicit chance (the default) the actions you gave the slot since
         replay it (a `Record` of it: ``Record(game.name, game.parameters(), seed, actions)``).
         With explicit chance the slot also draws the chance outcomes, which are not among your
         actions. None for a game that `set_state` put in (until the slot starts its next game).
+        Read it when the slot's game starts (after the constructor or `reset`, after a step with
+        ``terminated[i]``, after `new_game`): once a step ends the game, it is the next game's.
         """
         return self._vector.game_seed(i)
 
-    def set_state(self, i: int, state: State) -> None:
+    def set_state(self, i: SupportsIndex, state: State) -> None:
         """Puts a copy of `state` (a state of this game whose game is not over) into slot i: for
         rollouts or self-play from positions of your own, e.g. the leaves of a search tree.
 
