@@ -141,3 +141,61 @@ def test_policy_from_search_fits_the_visit_shares():
     assert not flat_weights.any()
     uniform = example.cross_entropy(data, 0 * weights, 0 * bias)
     assert example.cross_entropy(data, weights, bias) < example.cross_entropy(data, flat_weights, flat_bias) < uniform
+
+
+def test_vector_reinforce_learns_to_beat_random():
+    """Trained by REINFORCE, the greedy policy wins far more often than before training (when it
+    plays the first legal action) and than the random bot does in its seats. Over seeds 0-29 the
+    trained policy won 0.88-0.94 of 1000 games, untrained 0.21-0.29, random 0.44-0.51."""
+    example = _example("vector_reinforce")
+    game = meeple.load("abacuachego")
+    for seed in (0, 7):
+        policy = example.untrained_policy(game, seed)
+        before = example.win_rate(game, policy, 1000, seed=seed + 1)
+        reference = example.win_rate(game, None, 1000, seed=seed + 1)
+        trained = example.train(game, seed=seed, policy=policy).policy
+        after = example.win_rate(game, trained, 1000, seed=seed + 1)
+        assert after > 0.8 and after > before + 0.5 and after > reference + 0.3, (seed, before, reference, after)
+
+
+def test_vector_reinforce_drops_games_cut_by_the_time_limit():
+    """Games cut at max_plies are neither learnt from nor recorded: with a limit no game can reach
+    the end by, nothing is learnt; with one that cuts some, exactly the finished games are recorded,
+    each replays to its slot's final state, and the moves learnt are the learner's moves in them."""
+    example = _example("vector_reinforce")
+    game = meeple.load("abacuachego")
+    # In 3 plies no row can be emptied and no store can reach 51 grains: every game is cut.
+    untrained = example.untrained_policy(game, seed=1)
+    nothing = example.train(game, n=32, steps=30, seed=1, max_plies=3, policy=untrained)
+    assert (nothing.scored, nothing.cut, nothing.moves_learnt, nothing.records) == (0, 32 * 10, 0, [])
+    assert not nothing.policy.weights.any() and not nothing.policy.bias.any()
+
+    done = example.train(game, n=32, steps=400, seed=1, max_plies=60, keep_records=10**6)
+    assert done.cut > 20 and done.scored > 20 and len(done.records) == done.scored
+    learner_moves = 0
+    for record in done.records:
+        assert len(record.actions) <= 60 and record.returns is not None
+        seat = record.meta["slot"] % game.num_players()
+        states = list(record.states())
+        assert states[-1].is_terminal() and list(states[-1].returns()) == record.returns
+        learner_moves += sum(state.current_player() == seat for state in states[:-1])
+    assert learner_moves == done.moves_learnt
+    assert done.total_length == sum(len(record.actions) for record in done.records)
+    last = {record.meta["slot"]: record for record in done.records}  # each slot's last finished game
+    assert len(last) > 10
+    for slot, record in last.items():
+        assert record.replay() == done.vec.final_state(slot)
+
+
+def test_vector_reinforce_runs_from_the_command_line(tmp_path):
+    records = tmp_path / "games.jsonl"
+    out = _run(str(EXAMPLES / "vector_reinforce.py"), "--n", "64", "--steps", "300", "--evaluate", "200",
+               "--max-plies", "80", "--records", str(records))
+    assert re.search(r"win rate vs random over 200 games, greedy policy: \d\.\d{3} before training -> \d\.\d{3} after",
+                     out), out
+    assert re.search(r"learnt from \d+ games .*, \d+ cut at 80 plies", out), out
+    lines = records.read_text().splitlines()
+    assert len(lines) == 8, out
+    for line in lines:
+        record = meeple.Record.from_json(line)
+        assert record.replay().is_terminal() and len(record.actions) <= 80
