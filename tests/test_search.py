@@ -945,7 +945,8 @@ def test_mcts_evaluator_failures_are_raised_by_step():
         (None, TypeError, "must return \\(priors, values\\), got NoneType"),
         ((uniform,), ValueError, "got 1 items"),
         ((uniform, zeros, zeros), ValueError, "got 3 items"),
-        ((np.ones(19), zeros), ValueError, r"priors must have shape \(num_distinct_actions\(\),\) = \(20,\), got \(19,\)"),
+        ((np.ones(19), zeros), ValueError,
+         r"priors must have shape \(num_distinct_actions\(\),\) = \(20,\), got \(19,\)"),
         ((np.ones((2, 20)), zeros), ValueError, r"got \(2, 20\)"),
         ((uniform, np.zeros(3)), ValueError, r"values must have shape \(num_players\(\),\) = \(2,\)"),
         (("ab", zeros), TypeError, "priors must be an array of numbers, got str"),
@@ -969,7 +970,8 @@ def test_mcts_evaluator_failures_are_raised_by_step():
         MCTS(game, simulations=50, seed=1, evaluator=fails_late).step(state)
     assert len(calls) == 7  # the search stopped at the failure
     assert [list(r) for r in (uniform, zeros)] == [[1.0] * 20, [0.0, 0.0]]  # lists work as well as arrays
-    assert MCTS(game, simulations=20, seed=1, evaluator=lambda s: ([1.0] * 20, [0, 0])).step(state) in state.legal_actions()
+    as_lists = MCTS(game, simulations=20, seed=1, evaluator=lambda s: ([1.0] * 20, [0, 0]))
+    assert as_lists.step(state) in state.legal_actions()
     with pytest.raises(ValueError, match="threads must be 1"):
         MCTS(game, simulations=20, threads=2, evaluator=fails_late)
     with pytest.raises(TypeError, match="evaluator must be callable"):
@@ -1001,6 +1003,8 @@ LONG_COMPUTATIONS = {
     "perft": lambda game, state: game.perft(state, 8),
     "MCTS, 2 threads": lambda game, state: MCTS(game, simulations=4_000_000, threads=2).step(state),
     "random_playouts, 2 threads": lambda game, state: game.random_playouts(16_000_000, threads=2),
+    "MCTS with an evaluator": lambda game, state: MCTS(game, simulations=4_000_000,
+                                                       evaluator=_rollout_evaluator(game)[0]).step(state),
 }
 
 
@@ -1034,6 +1038,12 @@ DAEMON_COMPUTATIONS = {
     "MCTS, 2 threads": "game = meeple.load('harmonies')\n"
                        "work = lambda: MCTS(game, simulations=4_000_000, threads=2).step(game.new_initial_state())",
     "perft": "game = meeple.load('abacuachego')\nwork = lambda: game.perft(game.new_initial_state(), 9)",
+    # Python runs in the search: the thread is stopped inside the evaluator, not in the engine.
+    "MCTS with an evaluator": "game = meeple.load('harmonies')\n"
+                              "def evaluate(state):\n"
+                              "    return [sum(range(2000))] * 268, [0.0, 0.0]\n"
+                              "bot = MCTS(game, simulations=4_000_000, evaluator=evaluate)\n"
+                              "work = lambda: bot.step(game.new_initial_state())",
 }
 
 

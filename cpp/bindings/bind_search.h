@@ -10,6 +10,7 @@
 #include <array>
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -18,7 +19,11 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
+#if defined(__GLIBCXX__)
+#include <cxxabi.h>  // abi::__forced_unwind
+#endif
 
 #include "../common/bitboard.h"
 #include "../common/byte_mask.h"
@@ -620,6 +625,14 @@ struct PythonEvaluator {
       try {
         read(function(StateWrapper{game, s}), legal, priors, values);
         return;
+#if defined(__GLIBCXX__)
+      } catch (abi::__forced_unwind&) {
+        // CPython before 3.14 ends a daemon thread that takes the GIL back during shutdown by
+        // unwinding it (pthread_exit); a catch-all (the one below, run_on_threads') would
+        // swallow that, which aborts the process. Like ReleasedGil (gil.h), wait here for the
+        // process to end.
+        for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+#endif
       } catch (...) {
         error = std::current_exception();
       }
@@ -640,7 +653,8 @@ struct PythonEvaluator {
     }
     if (array.ndim() != 1 || array.shape(0) != size)
       throw py::value_error(std::string("the evaluator's ") + what + " must have shape (" + size_name + ",) = (" +
-                            std::to_string(size) + ",), got " + py::str(py::getattr(array, "shape")).cast<std::string>());
+                            std::to_string(size) + ",), got " +
+                            py::str(py::getattr(array, "shape")).cast<std::string>());
     for (int k = 0; k < size; ++k)
       if (!std::isfinite(array.data()[k]))
         throw py::value_error(std::string("the evaluator's ") + what + " must be finite, got " +
@@ -650,9 +664,11 @@ struct PythonEvaluator {
 
   void read(const py::object& result, const ActionList<G::kMaxActions>& legal, double* priors, double* values) const {
     if (!py::isinstance<py::tuple>(result) && !py::isinstance<py::list>(result))
-      throw py::type_error(std::string("the evaluator must return (priors, values), got ") + Py_TYPE(result.ptr())->tp_name);
+      throw py::type_error(std::string("the evaluator must return (priors, values), got ") +
+                           Py_TYPE(result.ptr())->tp_name);
     if (py::len(result) != 2)
-      throw py::value_error("the evaluator must return (priors, values), got " + std::to_string(py::len(result)) + " items");
+      throw py::value_error("the evaluator must return (priors, values), got " + std::to_string(py::len(result)) +
+                            " items");
     const py::sequence pair = result;
     const py::array_t<double> p = numbers(pair[0], "priors", game->num_distinct_actions(), "num_distinct_actions()");
     const py::array_t<double> v = numbers(pair[1], "values", game->num_players(), "num_players()");
@@ -745,7 +761,8 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
               // thread would wait for the GIL that this one holds while it waits for that thread).
               if (config.threads != 1) throw py::value_error("an evaluator searches on one thread: threads must be 1");
               if (!PyCallable_Check(evaluator.ptr()))
-                throw py::type_error(std::string("evaluator must be callable, got ") + Py_TYPE(evaluator.ptr())->tp_name);
+                throw py::type_error(std::string("evaluator must be callable, got ") +
+                                     Py_TYPE(evaluator.ptr())->tp_name);
               PythonEvaluator<G, StateWrapper> guide{s.game, evaluator, nullptr};
               const auto stop = [&](int thread) { return guide.error != nullptr || interrupt(thread); };
               result = mcts_search(g, root, config, stop, &guide);

@@ -191,7 +191,8 @@ class MCTS(BaseBot):
         if evaluator is not None and not callable(evaluator):
             raise TypeError(f"evaluator must be callable (state -> (priors, values)), got {type(evaluator).__name__}")
         if evaluator is not None and self.threads != 1:
-            raise ValueError(f"an evaluator searches on one thread (it holds the GIL): threads must be 1, got {threads}")
+            raise ValueError("an evaluator searches on one thread (it holds the GIL): threads must be 1, "
+                             f"got {threads}")
         self.evaluator = evaluator
         self._rng = random.Random(_arguments.optional_seed(seed))
         self.last_visits: dict[int, int] = {}
@@ -222,7 +223,8 @@ class MCTS(BaseBot):
         return sum(self.last_values[a] * self.last_visits[a] for a in self.last_values) / visits
 
     def __repr__(self) -> str:
-        guided = "" if self.evaluator is None else f", evaluator={getattr(self.evaluator, '__name__', self.evaluator)!s}"
+        name = getattr(self.evaluator, "__name__", self.evaluator)
+        guided = "" if self.evaluator is None else f", evaluator={name!s}"
         return f"MCTS(simulations={self.simulations}, threads={self.threads}, c={self.c}{guided})"
 
 
