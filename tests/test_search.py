@@ -105,22 +105,21 @@ def test_vector_game_results_with_more_threads_than_cores():
 
 def test_vector_game_refuses_a_second_thread_during_a_step():
     """One VectorGame used from two Python threads: while one steps it (GIL released), the other's
-    calls raise RuntimeError instead of racing on the states, and the stepping thread's games end
-    exactly as if it had been alone."""
+    calls raise RuntimeError instead of racing on the states (every entry point, each refused at
+    least once), and the stepping thread's games end exactly as if it had been alone."""
     import threading
 
     game = meeple.load("harmonies")
-    expected = meeple.VectorGame(game, 4096, seed=2)
-    for _ in range(12):
-        expected.step(expected.random_actions())
+    expected = meeple.VectorGame(game, 4096, seed=2)  # stepped below as often as vec was
     vec = meeple.VectorGame(game, 4096, seed=2)
-    stepping = threading.Event()
-    refused, unexpected = [], []
+    stepping, enough = threading.Event(), threading.Event()
+    steps, refused, unexpected = [0], {}, []
 
     def step():
         try:
-            for _ in range(12):
+            while steps[0] < 12 or (not enough.is_set() and steps[0] < 3000):
                 vec.step(vec.random_actions())
+                steps[0] += 1
         except Exception as e:  # reported below: pytest does not see exceptions in threads
             unexpected.append(e)
         finally:
@@ -130,36 +129,45 @@ def test_vector_game_refuses_a_second_thread_during_a_step():
     finished = game.new_initial_state(seed=1)  # set_state refuses it: ValueError, nothing changed
     while not finished.is_terminal():
         finished.apply_action(int(finished.legal_actions()[0]))
+    calls = {  # every entry point but reset (below), each changing nothing when it gets in between two steps
+        "state": lambda: vec.state(0), "final_state": lambda: vec.final_state(0), "random_actions": vec.random_actions,
+        "step": lambda: vec.step(illegal), "set_state": lambda: vec.set_state(0, finished),
+        "game_seed": lambda: vec.game_seed(0), "new_game": lambda: vec.new_game([]),
+    }
 
-    def intrude():  # calls that change nothing when they get in between two steps
+    def intrude():
         while not stepping.is_set():
-            for call in (lambda: vec.state(0), vec.random_actions, lambda: vec.step(illegal),
-                         lambda: vec.set_state(0, finished), lambda: vec.game_seed(0), lambda: vec.new_game([])):
+            for name, call in calls.items():
                 try:
                     call()
                 except RuntimeError as e:
-                    refused.append(str(e))
+                    refused.setdefault(name, []).append(str(e))
                 except ValueError:
                     pass
+            if len(refused) == len(calls):
+                enough.set()
 
     stepper = threading.Thread(target=step)
     stepper.start()
     intrude()
     stepper.join()
     assert not unexpected
-    assert refused and all("another thread" in message for message in refused)
+    assert set(refused) == set(calls), f"never refused: {set(calls) - set(refused)} in {steps[0]} steps"
+    assert all("another thread" in message for messages in refused.values() for message in messages)
+    for _ in range(steps[0]):
+        expected.step(expected.random_actions())
     assert np.array_equal(vec.masks, expected.masks)
     assert np.array_equal(vec.random_actions(), expected.random_actions())
     assert all(vec.state(i) == expected.state(i) for i in range(0, 4096, 97))
     # reset is guarded the same way: a reset and steps racing, whichever comes second is refused.
-    refused.clear()
+    racing = []
 
     def keep_stepping():
         for _ in range(40):
             try:
                 vec.step(vec.random_actions())
             except RuntimeError as e:
-                refused.append(str(e))
+                racing.append(str(e))
             except ValueError:  # a reset got in between random_actions() and step()
                 pass
 
@@ -169,9 +177,9 @@ def test_vector_game_refuses_a_second_thread_during_a_step():
         try:
             vec.reset()
         except RuntimeError as e:
-            refused.append(str(e))
+            racing.append(str(e))
     blocker.join()
-    assert refused and all("another thread" in message for message in refused)
+    assert racing and all("another thread" in message for message in racing)
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -587,6 +595,8 @@ def test_vector_game_new_game_starts_the_slots_next_game(name, params):
     for i in range(n):
         state, seed, random_action = next_games[i]
         assert cut.state(i) == state and cut.game_seed(i) == seed and cut.random_actions()[i] == random_action
+        if params.get("chance") != "explicit":  # (explicit: the slot drew the first outcomes itself)
+            assert game.new_initial_state(seed=seed) == state
         assert np.array_equal(cut.masks[i], state.legal_actions_mask())
         assert np.array_equal(cut.observations[i], state.observation_tensor())
         assert cut.current_player[i] == state.current_player()
@@ -607,18 +617,32 @@ def test_vector_game_new_game_rejects_bad_slots_without_changing_anything():
     before = [vec.state(i) for i in range(4)], [vec.game_seed(i) for i in range(4)], vec.masks.copy()
     for slots, error, message in [
         (4, IndexError, "-4..3"), (-5, IndexError, "-4..3"), ([0, 9], IndexError, "got 9"),
-        (True, TypeError, "not a bool"), (np.True_, TypeError, "not a bool"), (1.0, TypeError, "got float"),
-        ([1.0], TypeError, "dtype float64"), ("0", TypeError, "got str"),
-        (np.zeros((2, 2), int), TypeError, r"\(2, 2\)"),
-        (np.zeros(3, bool), ValueError, r"shape \(4,\), got \(3,\)"),
+        ([2**63], IndexError, "got 9223372036854775808"), ([-1, 2**70], IndexError, "got 1180591620717411303424"),
+        (True, TypeError, "not a bool"), (np.True_, TypeError, "not a bool"), (np.array(True), TypeError, "not a bool"),
+        (1.0, TypeError, "got float"), ([1.0], TypeError, "item 0 is float 1.0"), ("0", TypeError, "got str"),
+        ([3, False], TypeError, "item 1 is bool False"),  # a bool among numbers is neither a mask nor a slot
+        (np.zeros((2, 2), int), TypeError, r"shape \(2, 2\)"), (np.ones(2), TypeError, "dtype float64"),
+        (np.zeros(3, bool), ValueError, r"shape \(4,\), got \(3,\)"), (None, TypeError, "got NoneType"),
     ]:
         with pytest.raises(error, match=message):
             vec.new_game(slots)
         assert [vec.state(i) for i in range(4)] == before[0] and [vec.game_seed(i) for i in range(4)] == before[1]
         assert np.array_equal(vec.masks, before[2])
-    vec.new_game([])  # nothing to start
-    vec.new_game(np.zeros(4, bool))
-    assert [vec.state(i) for i in range(4)] == before[0]
+    for nothing in ([], (), np.array([], float), np.zeros(4, bool), [False] * 4):
+        vec.new_game(nothing)
+    assert [vec.state(i) for i in range(4)] == before[0] and [vec.game_seed(i) for i in range(4)] == before[1]
+
+    class Index:  # any object with __index__ is a slot number, as for state(i)
+        def __index__(self):
+            return 2
+
+    seeds = [vec.game_seed(i) for i in range(4)]
+    for slots, started in [(np.array(1), {1}), (Index(), {2}), ([Index(), np.int8(-1)], {2, 3}),
+                           ([True, False, False, False], {0}), (range(2), {0, 1})]:
+        vec.new_game(slots)
+        changed = {i for i in range(4) if vec.game_seed(i) != seeds[i]}
+        assert changed == started, slots
+        seeds = [vec.game_seed(i) for i in range(4)]
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -929,6 +953,66 @@ def test_mcts_evaluator_priors_steer_the_visits(name):
     assert max(bot.last_visits.values()) - min(bot.last_visits.values()) <= 1  # uniform: equal shares
 
 
+@pytest.mark.parametrize("c", [0.5, 1.4, 3.0])
+def test_mcts_evaluator_visits_follow_the_puct_rule(c):
+    """With one ply left (max_plies=1) the evaluator is asked only at the root and every child is
+    a finished game, so the visits are those of the PUCT rule as documented, replayed here: the
+    child maximising Q + c * prior * sqrt(N) / (1 + n), N the root's visits so far (1 at first)."""
+    game = meeple.load("abacuachego", max_plies=1)
+    state = game.new_initial_state(seed=0)
+    legal = [int(a) for a in state.legal_actions()]
+    weights = np.zeros(game.num_distinct_actions())
+    weights[legal] = np.sqrt(np.arange(len(legal)) + 2.0)  # distinct priors: no ties to break
+    prior = {a: weights[a] / weights[legal].sum() for a in legal}
+    outcome = {a: float(state.child(a).returns()[0]) for a in legal}
+    visits, value = dict.fromkeys(legal, 0), dict.fromkeys(legal, 0.0)
+    for k in range(300):
+        def score(a):
+            q = value[a] / visits[a] if visits[a] else 0.0
+            return q + c * prior[a] * np.sqrt(max(k, 1)) / (1 + visits[a])
+        best = max(legal, key=score)
+        visits[best] += 1
+        value[best] += outcome[best]
+    bot = MCTS(game, simulations=300, seed=1, c=c, evaluator=lambda s: (weights, np.zeros(2)))
+    bot.step(state)
+    assert bot.last_visits == visits
+    assert bot.last_values == pytest.approx({a: value[a] / visits[a] for a in legal if visits[a]})
+
+
+@pytest.mark.parametrize("seed", [0, 4])
+def test_mcts_evaluator_values_every_simulation_also_off_the_tree(seed):
+    """Harmonies' draws are determinised afresh in each simulation, so a node in the tree may have
+    no child legal in this one's draws: the evaluator then values the state there (its priors are
+    not used). One evaluation a simulation (and the root's), and no value but the evaluator's."""
+    game = meeple.load("harmonies")
+    state = game.new_initial_state(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(4 + 7 * seed):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    calls = []
+
+    def constant(s):
+        calls.append(1)
+        return np.ones(game.num_distinct_actions()), np.full(2, 0.5)
+
+    bot = MCTS(game, simulations=2000, seed=1, evaluator=constant)
+    bot.step(state)
+    assert len(calls) == 2000 + 1
+    assert all(q == 0.5 for q in bot.last_values.values())
+
+
+def test_mcts_evaluator_priors_are_renormalised_without_overflow():
+    """Huge priors (their sum overflows) still mean equal shares: uniform visits, as with ones."""
+    game = meeple.load("abacuachego")
+    state = game.new_initial_state(seed=1)
+    shares = []
+    for level in (1.0, 1e308):
+        bot = MCTS(game, simulations=28, seed=1, evaluator=lambda s, level=level: (np.full(20, level), np.zeros(2)))
+        bot.step(state)
+        shares.append(bot.last_visits)
+    assert shares[0] == shares[1] and max(shares[1].values()) - min(shares[1].values()) <= 1
+
+
 def test_mcts_evaluator_with_rollout_values_ranks_an_immediate_win_first():
     game = meeple.load("abacuachego")
     for state, winning in _positions_with_a_winning_move(game, 4):
@@ -949,7 +1033,7 @@ def test_mcts_evaluator_failures_are_raised_by_step():
          r"priors must have shape \(num_distinct_actions\(\),\) = \(20,\), got \(19,\)"),
         ((np.ones((2, 20)), zeros), ValueError, r"got \(2, 20\)"),
         ((uniform, np.zeros(3)), ValueError, r"values must have shape \(num_players\(\),\) = \(2,\)"),
-        (("ab", zeros), TypeError, "priors must be an array of numbers, got str"),
+        (("ab", zeros), TypeError, "priors must be real numbers, got str of dtype <U2"),
         ((uniform, [np.nan, 0]), ValueError, "values must be finite, got nan at index 0"),
         ((np.full(20, np.inf), zeros), ValueError, "priors must be finite"),
         ((-uniform, zeros), ValueError, "priors must be >= 0 \\(probabilities, not logits\\)"),
@@ -969,7 +1053,17 @@ def test_mcts_evaluator_failures_are_raised_by_step():
     with pytest.raises(KeyError, match="the network is gone"):
         MCTS(game, simulations=50, seed=1, evaluator=fails_late).step(state)
     assert len(calls) == 7  # the search stopped at the failure
-    assert [list(r) for r in (uniform, zeros)] == [[1.0] * 20, [0.0, 0.0]]  # lists work as well as arrays
+
+    class Tensor:  # a conversion's own error reaches the user as raised (torch: "...use .detach()")
+        def __array__(self, *args, **kwargs):
+            raise RuntimeError("call tensor.detach() first")
+
+    for result, error, message in [((Tensor(), zeros), RuntimeError, "detach"),
+                                   ((uniform + 0j, zeros), TypeError, "real numbers, got numpy.ndarray of dtype comp"),
+                                   ((uniform, np.array([None, 0])), TypeError, "values must be real numbers.*object"),
+                                   (((p for p in uniform), zeros), TypeError, "got generator of dtype object")]:
+        with pytest.raises(error, match=message):
+            MCTS(game, simulations=20, seed=1, evaluator=lambda s, result=result: result).step(state)
     as_lists = MCTS(game, simulations=20, seed=1, evaluator=lambda s: ([1.0] * 20, [0, 0]))
     assert as_lists.step(state) in state.legal_actions()
     with pytest.raises(ValueError, match="threads must be 1"):

@@ -615,8 +615,12 @@ int64_t slot_index(const V& v, const py::handle& index) {
 // when the search has stopped; until then it answers uniform priors and zero values.
 template <GameEngine G, class StateWrapper>
 struct PythonEvaluator {
+  PythonEvaluator(std::shared_ptr<const G> of, py::object evaluate)
+      : game(std::move(of)), function(std::move(evaluate)), asarray(py::module_::import("numpy").attr("asarray")) {}
+
   std::shared_ptr<const G> game;
   py::object function;
+  py::object asarray;
   std::exception_ptr error;
 
   void operator()(const typename G::State& s, const ActionList<G::kMaxActions>& legal, double* priors,
@@ -642,15 +646,17 @@ struct PythonEvaluator {
   }
 
  private:
-  // A 1-d array of `size` finite numbers from `value` (a numpy array, a list...), else an error
-  // naming `what`.
-  static py::array_t<double> numbers(const py::handle& value, const char* what, int size, const char* size_name) {
-    auto array = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(value);
-    if (!array) {
-      PyErr_Clear();
-      throw py::type_error(std::string("the evaluator's ") + what + " must be an array of numbers, got " +
-                           Py_TYPE(value.ptr())->tp_name);
-    }
+  // A 1-d array of `size` finite real numbers from `value` (a numpy array, a list...), else an
+  // error naming `what`. np.asarray first: an error of the conversion itself (a tensor that
+  // needs .detach() first, say) reaches the user as it was raised.
+  py::array_t<double> numbers(const py::handle& value, const char* what, int size, const char* size_name) const {
+    const py::array given = asarray(value);
+    const char kind = given.dtype().kind();
+    if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f')  // complex, object, str...: no silent cast
+      throw py::type_error(std::string("the evaluator's ") + what + " must be real numbers, got " +
+                           Py_TYPE(value.ptr())->tp_name + " of dtype " + py::str(given.dtype()).cast<std::string>());
+    auto array = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(given);
+    if (!array) throw py::error_already_set();
     if (array.ndim() != 1 || array.shape(0) != size)
       throw py::value_error(std::string("the evaluator's ") + what + " must have shape (" + size_name + ",) = (" +
                             std::to_string(size) + ",), got " +
@@ -677,9 +683,13 @@ struct PythonEvaluator {
       if (given[k] < 0)
         throw py::value_error("the evaluator's priors must be >= 0 (probabilities, not logits), got " +
                               std::to_string(given[k]) + " for action " + std::to_string(k));
+    // Renormalised over the legal actions, scaled by the largest first (a sum of huge priors
+    // would overflow); none above 0 means uniform.
+    double top = 0;
+    for (Action a : legal) top = std::max(top, given[a]);
     double sum = 0;
-    for (Action a : legal) sum += given[a];
-    for (int k = 0; k < legal.size(); ++k) priors[k] = sum > 0 ? given[legal[k]] / sum : 1.0 / legal.size();
+    for (int k = 0; k < legal.size(); ++k) sum += priors[k] = top > 0 ? given[legal[k]] / top : 1.0;
+    for (int k = 0; k < legal.size(); ++k) priors[k] /= sum;
     std::copy(v.data(), v.data() + game->num_players(), values);
   }
 };
@@ -763,7 +773,7 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
               if (!PyCallable_Check(evaluator.ptr()))
                 throw py::type_error(std::string("evaluator must be callable, got ") +
                                      Py_TYPE(evaluator.ptr())->tp_name);
-              PythonEvaluator<G, StateWrapper> guide{s.game, evaluator, nullptr};
+              PythonEvaluator<G, StateWrapper> guide(s.game, evaluator);
               const auto stop = [&](int thread) { return guide.error != nullptr || interrupt(thread); };
               result = mcts_search(g, root, config, stop, &guide);
               if (guide.error) std::rethrow_exception(guide.error);

@@ -46,7 +46,9 @@ struct NoEvaluator {};
 // legal[k] (summing to 1) and values[p], the expected return of each player, which replaces the
 // random rollout. A child is chosen by Q + exploration * prior * sqrt(N) / (1 + n), Q being the
 // child's mean return for the player who chooses it (0 before its first visit), N the node's
-// visits and n the child's. Chance nodes are not evaluated: the search draws through them.
+// visits and n the child's. Chance nodes are not evaluated: the search draws through them. A
+// node none of whose children is legal in a simulation's determinisation is evaluated there (its
+// priors unused), so every simulation ends with one evaluation or a finished game.
 template <class E, class G>
 concept MctsEvaluator = requires(E& evaluator, const typename G::State& s, const ActionList<G::kMaxActions>& legal,
                                  double* priors, double* values) {

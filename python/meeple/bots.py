@@ -156,12 +156,15 @@ class MCTS(BaseBot):
     the root's mean over all simulations: value targets, or a check of how sure the search is.
 
     `evaluator` (a function, e.g. around a network) makes the search PUCT, AlphaZero style:
-    ``evaluator(state)`` is called at each new leaf that is a decision node, with a copy of the
-    state (with implicit chance a determinisation of it, which may differ from the real future),
-    and returns ``(priors, values)``: ``priors`` an array of ``num_distinct_actions()`` numbers >= 0
-    (only the legal actions' count; they are renormalised over them, uniform if all are 0) and
-    ``values`` an array of ``num_players()`` finite numbers, each player's expected return (in the
-    units of ``returns()``), which replace the random rollout. A child is then chosen by
+    ``evaluator(state)`` is called once for the root and then once a simulation, at the new leaf
+    it reaches if that is a decision node, with a copy of the state (with implicit chance a
+    determinisation of it, which may differ from the real future; when no child of a node is
+    legal in a simulation's determinisation, the state there is evaluated instead and only its
+    values are used). It returns ``(priors, values)``: ``priors`` an array of
+    ``num_distinct_actions()`` real numbers >= 0 (only the legal actions' count; they are
+    renormalised over them, uniform if all are 0) and ``values`` an array of ``num_players()``
+    finite real numbers, each player's expected return (in the units of ``returns()``), which
+    replace the random rollout. A child is then chosen by
     ``Q + c * prior * sqrt(N) / (1 + n)`` (Q: its mean return for the player choosing, 0 before
     its first visit; N, n: the visits of the node and of the child). Such a search runs on the
     calling thread with the GIL held (``threads`` must be 1); an exception in the evaluator, or

@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, SupportsIndex
 
@@ -196,20 +197,33 @@ class VectorGame:
     def _slot_list(self, slots: SupportsIndex | Sequence[SupportsIndex] | np.ndarray) -> list:
         """`slots` (see new_game) as a list of slot numbers, unchecked for range (the engine
         checks every one, naming it, before it changes anything)."""
-        if isinstance(slots, (bool, np.bool_)):
-            raise TypeError("slots must be a slot number, a sequence of them or a bool array of length n, "
-                            f"not a bool ({slots!r})")
-        if isinstance(slots, (int, np.integer)):
-            return [slots]
-        array = np.asarray(slots)
-        if array.dtype == np.bool_:
-            if array.shape != (len(self),):
-                raise ValueError(f"a bool array of slots must have shape ({len(self)},), got {array.shape}")
-            return np.flatnonzero(array).tolist()
-        if array.ndim != 1 or (array.dtype.kind not in "iu" and array.size):
-            raise TypeError("slots must be a slot number, a 1-d sequence of them or a bool array of length "
-                            f"{len(self)}, got {type(slots).__name__} of dtype {array.dtype} and shape {array.shape}")
-        return array.tolist()
+        kinds = f"a slot number, a 1-d sequence of them or a bool array of length {len(self)}"
+        if isinstance(slots, (bool, np.bool_)) or (isinstance(slots, np.ndarray) and slots.dtype == np.bool_
+                                                   and slots.ndim == 0):
+            raise TypeError(f"slots must be {kinds}, not a bool ({slots!r})")
+        if isinstance(slots, np.ndarray):
+            if slots.dtype == np.bool_:
+                if slots.shape != (len(self),):
+                    raise ValueError(f"a bool array of slots must have shape ({len(self)},), got {slots.shape}")
+                return np.flatnonzero(slots).tolist()
+            if slots.dtype.kind not in "iu" and slots.size:
+                raise TypeError(f"slots must be {kinds}, got an array of dtype {slots.dtype}")
+            if slots.ndim > 1:
+                raise TypeError(f"slots must be {kinds}, got an array of shape {slots.shape}")
+            return slots.reshape(-1).tolist()  # a 0-d array is one slot number
+        if isinstance(slots, Sequence) and not isinstance(slots, (str, bytes)):
+            flags = [isinstance(x, (bool, np.bool_)) for x in slots]
+            if flags and all(flags):  # a list of bools is a mask, as the bool array it makes
+                return self._slot_list(np.asarray(slots, dtype=bool))
+            numbers = []
+            for k, x in enumerate(slots):
+                if flags[k] or not isinstance(x, SupportsIndex):
+                    raise TypeError(f"slots must be {kinds}; item {k} is {type(x).__name__} {x!r}")
+                numbers.append(operator.index(x))  # any size: the engine names one out of range
+            return numbers
+        if isinstance(slots, SupportsIndex):  # a runtime-checkable protocol: has __index__
+            return [operator.index(slots)]
+        raise TypeError(f"slots must be {kinds}, got {type(slots).__name__}")
 
     def game_seed(self, i: SupportsIndex) -> int | None:
         """The seed of slot i's game: ``game.new_initial_state(seed=vec.game_seed(i))`` is its
