@@ -10,7 +10,6 @@
 #include <array>
 #include <atomic>
 #include <bit>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -19,7 +18,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 #if defined(__GLIBCXX__)
 #include <cxxabi.h>  // abi::__forced_unwind
@@ -635,7 +633,7 @@ struct PythonEvaluator {
         // unwinding it (pthread_exit); a catch-all (the one below, run_on_threads') would
         // swallow that, which aborts the process. Like ReleasedGil (gil.h), wait here for the
         // process to end.
-        for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+        wait_for_exit();
 #endif
       } catch (...) {
         error = std::current_exception();
@@ -776,6 +774,10 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
               PythonEvaluator<G, StateWrapper> guide(s.game, evaluator);
               const auto stop = [&](int thread) { return guide.error != nullptr || interrupt(thread); };
               result = mcts_search(g, root, config, stop, &guide);
+              if (exit_pending()) {  // stopped for the exit (a daemon thread): no result, no error to raise
+                PyEval_SaveThread();
+                wait_for_exit();
+              }
               if (guide.error) std::rethrow_exception(guide.error);
             } else {
               ReleasedGil release;

@@ -33,6 +33,11 @@ inline bool exit_pending() {
          std::this_thread::get_id() != gil_detail::exit_thread;
 }
 
+// Parks the calling thread, which must not hold the GIL, until the process ends.
+[[noreturn]] inline void wait_for_exit() {
+  for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
 // py::gil_scoped_release that does not take the GIL back once the interpreter is exiting.
 class ReleasedGil {
  public:
@@ -43,7 +48,7 @@ class ReleasedGil {
   ~ReleasedGil() {
     if (exit_pending()) {
       gil_detail::computing.fetch_sub(1, std::memory_order_acq_rel);
-      for (;;) std::this_thread::sleep_for(std::chrono::hours(1));  // until the process exits
+      wait_for_exit();
     }
     PyEval_RestoreThread(saved_);
     gil_detail::computing.fetch_sub(1, std::memory_order_acq_rel);
