@@ -160,15 +160,22 @@ def test_make_bot_random():
     ("random:3", "takes no argument"),
     ("mcts:many", "takes a number of simulations"),
     ("mcts:0", "simulations must be an int in 1.."),
-    ("mcts:10:depth=3", "options are c=C and threads=T"),
-    ("mcts:10:c", "options are c=C and threads=T"),
+    ("mcts:10:depth=3", "options are c=C, threads=T and evaluator=module.path:function"),
+    ("mcts:10:c", "options are c=C, threads=T and evaluator"),
     ("mcts:10:c=1:c=2", "option c given twice"),
     ("mcts:10:c=wide", "option c must be a number, got 'wide'"),
     ("mcts:10:threads=1.5", "option threads must be an int, got '1.5'"),
     ("mcts:10:c=nan", "c must be a finite number"),
     ("mcts:10:c=-1", "c must be a finite number"),
     ("mcts:10:threads=0", "threads must be an int in 1.."),
-    ("nope", "unknown bot 'nope'; expected one of: random, mcts:ITERATIONS[:c=C][:threads=T], module.path:ClassName"),
+    ("nope", "unknown bot 'nope'; expected one of: random, mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:"
+             "function], module.path:ClassName"),
+    ("mcts:10:evaluator=evaluators", "evaluator must be given as module.path:name, got 'evaluators'"),
+    ("mcts:10:evaluator=evaluators:nope", "evaluator 'evaluators:nope': 'evaluators' has no attribute 'nope'"),
+    ("mcts:10:evaluator=no_such_module_xyz:f", "cannot import module 'no_such_module_xyz' for evaluator"),
+    ("mcts:10:evaluator=evaluators:NOT_CALLABLE", "'NOT_CALLABLE' is not a class or function"),
+    ("mcts:10:evaluator=evaluators:uniform:threads=2", "threads must be 1"),
+    ("mcts:10:evaluator=evaluators:uniform:evaluator=evaluators:uniform", "option evaluator given twice"),
     ("", "unknown bot"),
     ("a b:C", "unknown bot"),
     ("no_such_module_xyz:Bot", "cannot import module 'no_such_module_xyz'"),
@@ -183,12 +190,30 @@ def test_make_bot_errors(spec, message):
 def test_make_bot_mcts_options():
     bot = make_bot("mcts:50:c=0.5:threads=2", ABACUACHEGO, seed=1)
     assert isinstance(bot, meeple.bots.MCTS) and (bot.simulations, bot.c, bot.threads) == (50, 0.5, 2)
+    assert bot.evaluator is None
     spaced = parse_bot_specs(" mcts: 50 : threads=2 : c = 0.5 ", 1)[0]
     other = make_bot(spaced, ABACUACHEGO, seed=1)
     assert (other.simulations, other.c, other.threads) == (50, 0.5, 2)
     assert vars(make_bot("mcts:7", ABACUACHEGO)).items() >= {"c": 1.4, "threads": 1, "simulations": 7}.items()
     state = ABACUACHEGO.new_initial_state()
     assert bot.step(state) == other.step(state) and sum(bot.last_visits.values()) == 100
+
+
+def test_make_bot_mcts_with_an_evaluator_by_name():
+    """evaluator=module:function (before or after other options) makes the search PUCT with it: the
+    same search as the bot made in Python, and selfplay's spawned workers make it too."""
+    import evaluators
+
+    state = ABACUACHEGO.new_initial_state(seed=3)
+    for spec in ("mcts:60:evaluator=evaluators:one_random_game:c=2",
+                 "mcts:60:c=2:evaluator = evaluators:one_random_game "):
+        by_hand = meeple.bots.MCTS(ABACUACHEGO, simulations=60, c=2.0, seed=1, evaluator=evaluators.one_random_game)
+        bot = make_bot(spec, ABACUACHEGO, seed=1)
+        assert bot.evaluator is evaluators.one_random_game and bot.c == 2.0
+        assert bot.step(state) == by_hand.step(state) and bot.last_visits == by_hand.last_visits
+    match = Match(ABACUACHEGO, ("mcts:30:evaluator=evaluators:uniform", "random"), seed=4)
+    alone = [match.play(i).actions for i in range(2)]
+    assert [r.actions for r in play_games(match, range(2), workers=2)] == alone
 
 
 @pytest.fixture

@@ -239,13 +239,23 @@ def visit_shares(visits: Mapping[int, int], num_actions: int) -> np.ndarray:
     return (shares / shares.sum()).astype(np.float32)
 
 
-_MCTS_OPTIONS = {"c": float, "threads": int}  # mcts:ITERATIONS:c=C:threads=T
+# mcts:ITERATIONS:c=C:threads=T:evaluator=module.path:function
+_MCTS_OPTIONS: dict[str, Callable[[str], Any]] = {
+    "c": float, "threads": int, "evaluator": lambda path: _import_attribute(path, "evaluator")}
+_MCTS_FORMS = "c=C, threads=T and evaluator=module.path:function"
 
 
 def _mcts_bot(argument: str | None, game: Any, seed: int | None) -> Bot:
     if argument is None:
         return MCTS(game, seed=seed)
-    count, *options = (part.strip() for part in argument.split(":"))
+    count, *parts = (part.strip() for part in argument.split(":"))
+    options: list[str] = []
+    for part in parts:  # evaluator=module:function holds a colon of its own: join its two parts
+        previous = options[-1] if options else ""
+        if "=" not in part and previous.partition("=")[0].strip() == "evaluator" and ":" not in previous:
+            options[-1] += ":" + part
+        else:
+            options.append(part)
     try:
         simulations = int(count)
     except ValueError:
@@ -255,22 +265,23 @@ def _mcts_bot(argument: str | None, game: Any, seed: int | None) -> Bot:
     for option in options:
         key, equals, value = (part.strip() for part in option.partition("="))
         if not equals or key not in _MCTS_OPTIONS:
-            raise ValueError(f"bot 'mcts' options are c=C and threads=T (e.g. 'mcts:1000:c=2:threads=2'), "
+            raise ValueError(f"bot 'mcts' options are {_MCTS_FORMS} (e.g. 'mcts:1000:c=2:threads=2'), "
                              f"got {option!r} in 'mcts:{argument}'")
         if key in given:
             raise ValueError(f"bot 'mcts' option {key} given twice in 'mcts:{argument}'")
         try:
             given[key] = _MCTS_OPTIONS[key](value)
-        except ValueError:
-            kind = "a number" if key == "c" else "an int"
-            raise ValueError(f"bot 'mcts' option {key} must be {kind}, got {value!r} in 'mcts:{argument}'") from None
+        except ValueError as e:
+            kind = {"c": "a number", "threads": "an int"}.get(key)
+            raise ValueError(f"bot 'mcts' option {key} must be {kind}, got {value!r} in 'mcts:{argument}'"
+                             if kind else f"bot 'mcts' option {key}: {e}") from None
     return MCTS(game, simulations=simulations, seed=seed, **given)
 
 
 # name -> (spec form, factory); adding a built-in bot is one entry.
 BUILTIN_BOTS: dict[str, tuple[str, BotFactory]] = {
     "random": ("random", _random_bot),
-    "mcts": ("mcts:ITERATIONS[:c=C][:threads=T]", _mcts_bot),
+    "mcts": ("mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:function]", _mcts_bot),
 }
 
 _IMPORT_SPEC = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -278,7 +289,8 @@ _IMPORT_SPEC = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Z
 
 def make_bot(spec: str, game: Any, seed: int | None = None) -> Bot:
     """The bot named by `spec`: ``random``, ``mcts:ITERATIONS`` (options ``:c=C`` for the
-    exploration constant and ``:threads=T``, e.g. ``mcts:1000:c=2:threads=2``) or
+    exploration constant, ``:threads=T``, and ``:evaluator=module.path:function``, an evaluator
+    imported by name, which makes the search PUCT (see MCTS); e.g. ``mcts:1000:c=2:threads=2``) or
     ``module.path:ClassName``.
 
     Raises ValueError (with the accepted forms) for an unknown or malformed spec.
@@ -296,19 +308,28 @@ def make_bot(spec: str, game: Any, seed: int | None = None) -> Bot:
     raise ValueError(f"unknown bot {spec!r}; expected one of: {', '.join(forms)}")
 
 
-def _import_bot(spec: str, game: Any, seed: int | None) -> Bot:
+def _import_attribute(spec: str, what: str) -> Any:
+    """The callable that `spec` ("module.path:name.attribute") names, imported; ValueError naming
+    `what` ("bot 'x:Y'") otherwise."""
+    if not _IMPORT_SPEC.match(spec):
+        raise ValueError(f"{what} must be given as module.path:name, got {spec!r}")
     module_name, _, attribute = spec.partition(":")
     try:
-        factory: Any = importlib.import_module(module_name)
+        found: Any = importlib.import_module(module_name)
     except Exception as e:  # the user's module: any failure to import it is a bad spec
-        raise ValueError(f"cannot import module {module_name!r} for bot {spec!r}: "
+        raise ValueError(f"cannot import module {module_name!r} for {what} {spec!r}: "
                          f"{type(e).__name__}: {e}") from None
     for part in attribute.split("."):
-        if not hasattr(factory, part):
-            raise ValueError(f"bot {spec!r}: {module_name!r} has no attribute {attribute!r}")
-        factory = getattr(factory, part)
-    if not callable(factory):
-        raise ValueError(f"bot {spec!r}: {attribute!r} is not a class or function")
+        if not hasattr(found, part):
+            raise ValueError(f"{what} {spec!r}: {module_name!r} has no attribute {attribute!r}")
+        found = getattr(found, part)
+    if not callable(found):
+        raise ValueError(f"{what} {spec!r}: {attribute!r} is not a class or function")
+    return found
+
+
+def _import_bot(spec: str, game: Any, seed: int | None) -> Bot:
+    factory = _import_attribute(spec, "bot")
     bot = _instantiate(spec, factory, game, seed)
     if not callable(getattr(bot, "step", None)):
         raise ValueError(f"bot {spec!r} made a {type(bot).__name__}, which has no step(state) method")

@@ -10,8 +10,8 @@
     meeple bench --quick                               throughput benchmarks (meeple.bench)
 
 GAME is a name or ``name(key=value,...)``; ``-p key=value`` adds parameters. Bots are named by
-spec: ``random``, ``mcts:ITERATIONS[:c=C][:threads=T]`` or ``module.path:ClassName`` (see
-`meeple.bots`).
+spec: ``random``, ``mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:function]`` or
+``module.path:ClassName`` (see `meeple.bots`).
 
 Each subcommand is a function ``_cmd_<name>(args) -> exit code``. Bad arguments raise `UsageError`,
 which `main` reports argparse-style on stderr with exit code 2.
@@ -46,7 +46,9 @@ PLAYER_NAMES: dict[str, tuple[str, ...]] = {
     "imperial_harvest": ("Imperial Servants", "Northern Raiders"),
 }
 
-BOT_SPECS = """bot specs: random | mcts:ITERATIONS[:c=C][:threads=T] | module.path:ClassName
+BOT_SPECS = """bot specs: random | mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:function]
+  | module.path:ClassName
+  An evaluator (state -> (priors, values)) makes the search PUCT, AlphaZero style (meeple.bots.MCTS).
   Your own bot: a class with step(state) -> action in an importable module, called as
   ClassName(game, seed=...), ClassName(game), ClassName(seed=...) or ClassName(), the first it accepts
   (ClassName(game) for a parameter named game, and none named seed)
