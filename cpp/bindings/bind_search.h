@@ -19,9 +19,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-#if defined(__GLIBCXX__)
-#include <cxxabi.h>  // abi::__forced_unwind
-#endif
 
 #include "../common/bitboard.h"
 #include "../common/byte_mask.h"
@@ -627,15 +624,12 @@ struct PythonEvaluator {
       try {
         read(function(StateWrapper{game, s}), legal, priors, values);
         return;
-#if defined(__GLIBCXX__)
-      } catch (abi::__forced_unwind&) {
-        // CPython before 3.14 ends a daemon thread that takes the GIL back during shutdown by
-        // unwinding it (pthread_exit); a catch-all (the one below, run_on_threads') would
-        // swallow that, which aborts the process. Like ReleasedGil (gil.h), wait here for the
-        // process to end.
-        wait_for_exit();
-#endif
       } catch (...) {
+        // CPython before 3.14 ends a daemon thread that takes the GIL back during shutdown by
+        // unwinding it (pthread_exit, after the exit handlers, so exit_pending() is true). A
+        // handler that swallowed that would abort the process, and one that names its type
+        // binds a null reference (UBSan). Like ReleasedGil (gil.h), wait here for the end.
+        if (exit_pending()) wait_for_exit();
         error = std::current_exception();
       }
     }
