@@ -21,3 +21,9 @@ def one_random_game(state):
 
 
 NOT_CALLABLE = 3
+
+
+def uniform_batch(states):
+    """`uniform` for a list of states (MCTS batch=B): arrays with one row per state."""
+    rows = [uniform(state) for state in states]
+    return np.array([priors for priors, _ in rows]), np.array([values for _, values in rows])

@@ -160,8 +160,8 @@ def test_make_bot_random():
     ("random:3", "takes no argument"),
     ("mcts:many", "takes a number of simulations"),
     ("mcts:0", "simulations must be an int in 1.."),
-    ("mcts:10:depth=3", "options are c=C, threads=T and evaluator=module.path:function"),
-    ("mcts:10:c", "options are c=C, threads=T and evaluator"),
+    ("mcts:10:depth=3", "options are c=C, threads=T, evaluator=module.path:function and batch=B"),
+    ("mcts:10:c", "options are c=C, threads=T, evaluator"),
     ("mcts:10:c=1:c=2", "option c given twice"),
     ("mcts:10:c=wide", "option c must be a number, got 'wide'"),
     ("mcts:10:threads=1.5", "option threads must be an int, got '1.5'"),
@@ -169,7 +169,9 @@ def test_make_bot_random():
     ("mcts:10:c=-1", "c must be a finite number"),
     ("mcts:10:threads=0", "threads must be an int in 1.."),
     ("nope", "unknown bot 'nope'; expected one of: random, mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:"
-             "function], module.path:ClassName"),
+             "function[:batch=B]], module.path:ClassName"),
+    ("mcts:10:batch=4", "give evaluator= too"),
+    ("mcts:10:evaluator=evaluators:uniform_batch:batch=many", "option batch must be an int, got 'many'"),
     ("mcts:10:evaluator=evaluators", "evaluator must be given as module.path:name, got 'evaluators'"),
     ("mcts:10:evaluator=evaluators:nope", "evaluator 'evaluators:nope': 'evaluators' has no attribute 'nope'"),
     ("mcts:10:evaluator=no_such_module_xyz:f", "cannot import module 'no_such_module_xyz' for evaluator"),
@@ -211,6 +213,8 @@ def test_make_bot_mcts_with_an_evaluator_by_name():
         bot = make_bot(spec, ABACUACHEGO, seed=1)
         assert bot.evaluator is evaluators.one_random_game and bot.c == 2.0
         assert bot.step(state) == by_hand.step(state) and bot.last_visits == by_hand.last_visits
+    batched = make_bot("mcts:60:evaluator=evaluators:uniform_batch:batch=8", ABACUACHEGO, seed=1)
+    assert (batched.evaluator, batched.batch) == (evaluators.uniform_batch, 8) and batched.step(state) >= 0
     match = Match(ABACUACHEGO, ("mcts:30:evaluator=evaluators:uniform", "random"), seed=4)
     alone = [match.play(i).actions for i in range(2)]
     assert [r.actions for r in play_games(match, range(2), workers=2)] == alone

@@ -979,6 +979,101 @@ def test_mcts_evaluator_visits_follow_the_puct_rule(c):
     assert bot.last_values == pytest.approx({a: value[a] / visits[a] for a in legal if visits[a]})
 
 
+@pytest.mark.parametrize("batch", [2, 5, 16])
+def test_mcts_batched_evaluator_visits_follow_the_puct_rule_with_virtual_loss(batch):
+    """As above, in batches: `batch` simulations choose in turn, each leaving a virtual loss on its
+    child (a visit with return -1), then every chosen child gets its true return instead."""
+    game = meeple.load("abacuachego", max_plies=1)
+    state = game.new_initial_state(seed=0)
+    legal = [int(a) for a in state.legal_actions()]
+    weights = np.zeros(game.num_distinct_actions())
+    weights[legal] = np.sqrt(np.arange(len(legal)) + 2.0)
+    prior = {a: weights[a] / weights[legal].sum() for a in legal}
+    outcome = {a: float(state.child(a).returns()[0]) for a in legal}
+    visits, value, root_visits, c = dict.fromkeys(legal, 0), dict.fromkeys(legal, 0.0), 0, 1.4
+    for start in range(0, 300, batch):
+        chosen = []
+        for _ in range(min(batch, 300 - start)):
+            def score(a):
+                q = value[a] / visits[a] if visits[a] else 0.0
+                return q + c * prior[a] * np.sqrt(max(root_visits, 1)) / (1 + visits[a])
+            best = max(legal, key=score)
+            visits[best] += 1
+            value[best] -= 1.0
+            root_visits += 1
+            chosen.append(best)
+        for a in chosen:
+            value[a] += 1.0 + outcome[a]
+    sizes = []
+
+    def evaluate(states):
+        sizes.append(len(states))
+        return np.tile(weights, (len(states), 1)), np.zeros((len(states), 2))
+
+    bot = MCTS(game, simulations=300, seed=1, c=c, evaluator=evaluate, batch=batch)
+    bot.step(state)
+    assert sizes == [1]  # the root only: every simulation ends in a finished game
+    assert bot.last_visits == visits
+    assert bot.last_values == pytest.approx({a: value[a] / visits[a] for a in legal if visits[a]})
+
+
+@pytest.mark.parametrize("name, params", VARIANTS_WITH_CHANCE)
+def test_mcts_batched_evaluator_takes_lists_and_undoes_its_virtual_losses(name, params):
+    """batch=B: lists of at most B decision states (fewer when simulations meet at a leaf another
+    one waits for, which then shares its value); every simulation counted once, and with constant
+    values every Q is exactly the mover's value (no virtual loss left behind). batch=1 searches as
+    batch=None does."""
+    game = meeple.load(name, **params)
+    state = _decision_state(game, 3)
+    values = 0.25 + 0.1 * np.arange(game.num_players())
+    sizes, seen = [], []
+
+    def constant(states):
+        sizes.append(len(states))
+        seen.extend(states)
+        return np.ones((len(states), game.num_distinct_actions())), np.tile(values, (len(states), 1))
+
+    bot = MCTS(game, simulations=300, seed=2, evaluator=constant, batch=16)
+    bot.step(state)
+    assert sum(bot.last_visits.values()) == 300 and sizes[0] == 1 and max(sizes) <= 16
+    assert sum(sizes) < 301 and len(sizes) >= 300 // 16 + 1  # some met at a waiting leaf (first batches)
+    assert all(not s.is_terminal() and not s.is_chance_node() for s in seen)
+    mover = state.current_player()
+    assert all(q == pytest.approx(values[mover]) for q in bot.last_values.values())
+    again = MCTS(game, simulations=300, seed=2, evaluator=constant, batch=16)
+    again.step(state)
+    assert again.last_visits == bot.last_visits
+    one = MCTS(game, simulations=100, seed=5, evaluator=_rollout_evaluator(game, 1)[0])
+    single = _rollout_evaluator(game, 1)[0]
+    listed = MCTS(game, simulations=100, seed=5, batch=1,
+                  evaluator=lambda states: tuple(np.array(column) for column in zip(*map(single, states))))
+    one.step(state)
+    listed.step(state)
+    assert one.last_visits == listed.last_visits
+
+
+def test_mcts_batched_evaluator_shapes_and_arguments_are_checked():
+    game = meeple.load("abacuachego")
+    state = game.new_initial_state(seed=1)
+    for result, error, message in [
+        ((np.ones(20), np.zeros(2)), ValueError,
+         r"priors must have shape \(len\(states\), num_distinct_actions\(\)\) = \(1, 20\), got \(20,\)"),
+        ((np.ones((1, 20)), np.zeros((2, 1))), ValueError,
+         r"values must have shape \(len\(states\), num_players\(\)\)"),
+        ((np.ones((1, 20)), [[0, np.inf]]), ValueError, r"values must be finite, got inf at index \[0, 1\]"),
+        ((-np.ones((1, 20)), np.zeros((1, 2))), ValueError, "got -1.000000 for action 0 of state 0"),
+    ]:
+        with pytest.raises(error, match=message):
+            MCTS(game, simulations=10, evaluator=lambda states, result=result: result, batch=4).step(state)
+    uniform = lambda states: (np.ones((len(states), 20)), np.zeros((len(states), 2)))  # noqa: E731
+    with pytest.raises(ValueError, match="give evaluator= too"):
+        MCTS(game, batch=4)
+    for batch, error in [(0, ValueError), (2**21, ValueError), (1.5, TypeError), (True, TypeError)]:
+        with pytest.raises(error, match="batch"):
+            MCTS(game, evaluator=uniform, batch=batch)
+    assert "batch=4" in repr(MCTS(game, evaluator=uniform, batch=4))
+
+
 @pytest.mark.parametrize("seed", [0, 4])
 def test_mcts_evaluator_values_every_simulation_also_off_the_tree(seed):
     """Harmonies' draws are determinised afresh in each simulation, so a node in the tree may have

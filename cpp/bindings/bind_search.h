@@ -605,24 +605,32 @@ int64_t slot_index(const V& v, const py::handle& index) {
 }
 
 // A Python function as MCTS's evaluator (PUCT; meeple.bots.MCTS(evaluator=...)), called with the
-// GIL held (such a search keeps it: it runs on one thread) with a copy of the leaf state. Its
-// first failure (an exception of its own, or a result of the wrong form) is kept to be raised
-// when the search has stopped; until then it answers uniform priors and zero values.
+// GIL held (such a search keeps it: it runs on one thread) with copies of the leaf states: one
+// state at a time, or (`batched`) a list of them. Its first failure (an exception of its own, or
+// a result of the wrong form) is kept to be raised when the search has stopped; until then it
+// answers uniform priors and zero values.
 template <GameEngine G, class StateWrapper>
 struct PythonEvaluator {
-  PythonEvaluator(std::shared_ptr<const G> of, py::object evaluate)
-      : game(std::move(of)), function(std::move(evaluate)), asarray(py::module_::import("numpy").attr("asarray")) {}
+  PythonEvaluator(std::shared_ptr<const G> of, py::object evaluate, bool in_batches)
+      : game(std::move(of)), function(std::move(evaluate)), batched(in_batches),
+        asarray(py::module_::import("numpy").attr("asarray")) {}
 
   std::shared_ptr<const G> game;
   py::object function;
+  bool batched;
   py::object asarray;
   std::exception_ptr error;
 
-  void operator()(const typename G::State& s, const ActionList<G::kMaxActions>& legal, double* priors,
-                  double* values) {
+  void operator()(MctsLeaf<G>* leaves, int count) {
     if (!error) {
       try {
-        read(function(StateWrapper{game, s}), legal, priors, values);
+        if (batched) {
+          py::list states(count);
+          for (int k = 0; k < count; ++k) states[k] = py::cast(StateWrapper{game, leaves[k].state});
+          read(function(states), leaves, count);
+        } else {
+          for (int k = 0; k < count; ++k) read(function(StateWrapper{game, leaves[k].state}), leaves + k, 1);
+        }
         return;
       } catch (...) {
         // CPython before 3.14 ends a daemon thread that takes the GIL back during shutdown by
@@ -633,15 +641,19 @@ struct PythonEvaluator {
         error = std::current_exception();
       }
     }
-    std::fill(priors, priors + legal.size(), 1.0 / legal.size());
-    std::fill(values, values + game->num_players(), 0.0);
+    for (int k = 0; k < count; ++k) {
+      MctsLeaf<G>& leaf = leaves[k];
+      std::fill(leaf.priors, leaf.priors + leaf.legal.size(), 1.0 / leaf.legal.size());
+      std::fill(leaf.values, leaf.values + game->num_players(), 0.0);
+    }
   }
 
  private:
-  // A 1-d array of `size` finite real numbers from `value` (a numpy array, a list...), else an
-  // error naming `what`. np.asarray first: an error of the conversion itself (a tensor that
-  // needs .detach() first, say) reaches the user as it was raised.
-  py::array_t<double> numbers(const py::handle& value, const char* what, int size, const char* size_name) const {
+  // `rows` (batched) or one row (not) of `size` finite real numbers from `value` (a numpy array, a
+  // list...), else an error naming `what`. np.asarray first: an error of the conversion itself (a
+  // tensor that needs .detach() first, say) reaches the user as it was raised.
+  py::array_t<double> numbers(const py::handle& value, const char* what, int rows, int size,
+                              const char* size_name) const {
     const py::array given = asarray(value);
     const char kind = given.dtype().kind();
     if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f')  // complex, object, str...: no silent cast
@@ -649,18 +661,27 @@ struct PythonEvaluator {
                            Py_TYPE(value.ptr())->tp_name + " of dtype " + py::str(given.dtype()).cast<std::string>());
     auto array = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(given);
     if (!array) throw py::error_already_set();
-    if (array.ndim() != 1 || array.shape(0) != size)
-      throw py::value_error(std::string("the evaluator's ") + what + " must have shape (" + size_name + ",) = (" +
-                            std::to_string(size) + ",), got " +
+    const bool right = batched ? array.ndim() == 2 && array.shape(0) == rows && array.shape(1) == size
+                               : array.ndim() == 1 && array.shape(0) == size;
+    if (!right)
+      throw py::value_error(std::string("the evaluator's ") + what + " must have shape " +
+                            (batched ? "(len(states), " + std::string(size_name) + ") = (" + std::to_string(rows) + ", "
+                                     : "(" + std::string(size_name) + ",) = (") +
+                            std::to_string(size) + (batched ? ")" : ",)") + ", got " +
                             py::str(py::getattr(array, "shape")).cast<std::string>());
-    for (int k = 0; k < size; ++k)
-      if (!std::isfinite(array.data()[k]))
+    const double* data = array.data();
+    for (int64_t k = 0; k < static_cast<int64_t>(rows) * size; ++k)
+      if (!std::isfinite(data[k]))
         throw py::value_error(std::string("the evaluator's ") + what + " must be finite, got " +
-                              std::to_string(array.data()[k]) + " at index " + std::to_string(k));
+                              std::to_string(data[k]) + " at index " + index_text(k, size));
     return array;
   }
 
-  void read(const py::object& result, const ActionList<G::kMaxActions>& legal, double* priors, double* values) const {
+  std::string index_text(int64_t k, int size) const {
+    return batched ? "[" + std::to_string(k / size) + ", " + std::to_string(k % size) + "]" : std::to_string(k);
+  }
+
+  void read(const py::object& result, MctsLeaf<G>* leaves, int count) const {
     if (!py::isinstance<py::tuple>(result) && !py::isinstance<py::list>(result))
       throw py::type_error(std::string("the evaluator must return (priors, values), got ") +
                            Py_TYPE(result.ptr())->tp_name);
@@ -668,21 +689,27 @@ struct PythonEvaluator {
       throw py::value_error("the evaluator must return (priors, values), got " + std::to_string(py::len(result)) +
                             " items");
     const py::sequence pair = result;
-    const py::array_t<double> p = numbers(pair[0], "priors", game->num_distinct_actions(), "num_distinct_actions()");
-    const py::array_t<double> v = numbers(pair[1], "values", game->num_players(), "num_players()");
-    const double* given = p.data();
-    for (int k = 0; k < p.shape(0); ++k)
-      if (given[k] < 0)
+    const int actions = game->num_distinct_actions(), players = game->num_players();
+    const py::array_t<double> p = numbers(pair[0], "priors", count, actions, "num_distinct_actions()");
+    const py::array_t<double> v = numbers(pair[1], "values", count, players, "num_players()");
+    for (int64_t k = 0; k < static_cast<int64_t>(count) * actions; ++k)
+      if (p.data()[k] < 0)
         throw py::value_error("the evaluator's priors must be >= 0 (probabilities, not logits), got " +
-                              std::to_string(given[k]) + " for action " + std::to_string(k));
-    // Renormalised over the legal actions, scaled by the largest first (a sum of huge priors
-    // would overflow); none above 0 means uniform.
-    double top = 0;
-    for (Action a : legal) top = std::max(top, given[a]);
-    double sum = 0;
-    for (int k = 0; k < legal.size(); ++k) sum += priors[k] = top > 0 ? given[legal[k]] / top : 1.0;
-    for (int k = 0; k < legal.size(); ++k) priors[k] /= sum;
-    std::copy(v.data(), v.data() + game->num_players(), values);
+                              std::to_string(p.data()[k]) + " for action " + std::to_string(k % actions) +
+                              (batched ? " of state " + std::to_string(k / actions) : ""));
+    for (int j = 0; j < count; ++j) {
+      MctsLeaf<G>& leaf = leaves[j];
+      const double* given = p.data() + static_cast<int64_t>(j) * actions;
+      // Renormalised over the legal actions, scaled by the largest first (a sum of huge priors
+      // would overflow); none above 0 means uniform.
+      double top = 0;
+      for (Action a : leaf.legal) top = std::max(top, given[a]);
+      double sum = 0;
+      for (int k = 0; k < leaf.legal.size(); ++k) sum += leaf.priors[k] = top > 0 ? given[leaf.legal[k]] / top : 1.0;
+      for (int k = 0; k < leaf.legal.size(); ++k) leaf.priors[k] /= sum;
+      std::copy(v.data() + static_cast<int64_t>(j) * players, v.data() + static_cast<int64_t>(j + 1) * players,
+                leaf.values);
+    }
   }
 };
 
@@ -742,7 +769,7 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
       .def(
           "_mcts",
           [](const G& g, const StateWrapper& s, py::object simulations, py::object threads, uint64_t seed,
-             double exploration, py::object evaluator) {
+             double exploration, py::object evaluator, py::object batch) {
             check_state_of<Traits>(g, s);
             if (g.is_terminal(s.state)) throw py::value_error("the game is over: nothing to search");
             if (g.is_chance_node(s.state))
@@ -765,7 +792,9 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
               if (!PyCallable_Check(evaluator.ptr()))
                 throw py::type_error(std::string("evaluator must be callable, got ") +
                                      Py_TYPE(evaluator.ptr())->tp_name);
-              PythonEvaluator<G, StateWrapper> guide(s.game, evaluator);
+              // batch None: the evaluator takes one state; an int: a list of up to that many
+              config.batch = batch.is_none() ? 1 : static_cast<int>(int_argument(batch, "batch", 1, 1 << 20));
+              PythonEvaluator<G, StateWrapper> guide(s.game, evaluator, !batch.is_none());
               const auto stop = [&](int thread) { return guide.error != nullptr || interrupt(thread); };
               result = mcts_search(g, root, config, stop, &guide);
               if (exit_pending()) {  // stopped for the exit (a daemon thread): no result, no error to raise
@@ -786,7 +815,7 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
             return py::make_tuple(result.best, visits, values);
           },
           py::arg("state"), py::arg("simulations"), py::arg("threads") = 1, py::arg("seed") = 0,
-          py::arg("c") = 1.4, py::arg("evaluator") = py::none());
+          py::arg("c") = 1.4, py::arg("evaluator") = py::none(), py::arg("batch") = py::none());
 }
 
 }  // namespace meeple::bindings

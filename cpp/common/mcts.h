@@ -28,6 +28,7 @@ struct MctsConfig {
   double exploration = 1.4;
   uint64_t seed = 0;
   int threads = 1;
+  int batch = 1;  // PUCT: the most leaves handed to the evaluator at once
 };
 
 // A root action's statistics: its visits and the summed returns of the player to move at the root
@@ -41,19 +42,28 @@ struct MctsRootEdge {
 // The default: no evaluator, UCT with random rollouts.
 struct NoEvaluator {};
 
-// An evaluator turns the search into PUCT (AlphaZero style): at each new leaf that is a decision
-// node it is called as evaluator(state, legal, priors, values) and writes priors[k] >= 0 for
-// legal[k] (summing to 1) and values[p], the expected return of each player, which replaces the
-// random rollout. A child is chosen by Q + exploration * prior * sqrt(N) / (1 + n), Q being the
-// child's mean return for the player who chooses it (0 before its first visit), N the node's
-// visits and n the child's. Chance nodes are not evaluated: the search draws through them. A
-// node none of whose children is legal in a simulation's determinisation is evaluated there (its
-// priors unused), so every simulation ends with one evaluation or a finished game.
-template <class E, class G>
-concept MctsEvaluator = requires(E& evaluator, const typename G::State& s, const ActionList<G::kMaxActions>& legal,
-                                 double* priors, double* values) {
-  evaluator(s, legal, priors, values);
+// A position handed to an evaluator, with its legal actions; the evaluator writes priors[k] >= 0
+// for legal[k] (summing to 1) and values[p], the expected return of each player.
+template <GameEngine G>
+struct MctsLeaf {
+  typename G::State state;
+  ActionList<G::kMaxActions> legal;
+  double priors[G::kMaxActions];
+  double values[8];
 };
+
+// An evaluator turns the search into PUCT (AlphaZero style): called as evaluator(leaves, count),
+// it values the leaves simulations reached (new decision nodes), in place of random rollouts.
+// A child is chosen by Q + exploration * prior * sqrt(N) / (1 + n), Q being the child's mean
+// return for the player who chooses it (0 before its first visit), N the node's visits and n the
+// child's. Chance nodes are not evaluated: the search draws through them. A node none of whose
+// children is legal in a simulation's determinisation is evaluated there (its priors unused), so
+// every simulation ends with an evaluation or a finished game. With config.batch > 1, up to
+// `batch` simulations descend before the evaluator is called once for all their leaves; a
+// virtual loss (a visit that lost) on each path, until its leaf is valued, spreads them over the
+// tree, and a simulation that reaches a leaf another one of the batch waits for shares its value.
+template <class E, class G>
+concept MctsEvaluator = requires(E& evaluator, MctsLeaf<G>* leaves, int count) { evaluator(leaves, count); };
 
 struct MctsResult {
   Action best = -1;
@@ -81,14 +91,10 @@ class MctsTree {
     nodes_.clear();
     nodes_.reserve(static_cast<size_t>(config_.simulations) * 2 + 64);
     nodes_.push_back(Node{});
-    if constexpr (kGuided) {  // the root's priors first, so that every simulation visits a root child
-      State s = root;
-      if constexpr (kReseeds) game_.reseed(s, rng_.next());
-      if (!stop(thread)) expand(0, s);
-    }
-    for (int i = 0; i < config_.simulations && !stop(thread); ++i) {
-      if constexpr (kGuided) simulate_guided(root);
-      else simulate(root);
+    if constexpr (kGuided) {
+      search_guided(root, stop, thread);
+    } else {
+      for (int i = 0; i < config_.simulations && !stop(thread); ++i) simulate(root);
     }
   }
 
@@ -113,10 +119,10 @@ class MctsTree {
   };
 
   void expand(int32_t node_index, const State& s) {
-    const int32_t first = static_cast<int32_t>(nodes_.size());
-    int32_t count = 0;
     if constexpr (kChance) {
       if (game_.is_chance_node(s)) {
+        const int32_t first = static_cast<int32_t>(nodes_.size());
+        int32_t count = 0;
         FixedList<ChanceOutcome, G::kMaxChanceOutcomes> outcomes;
         game_.chance_outcomes(s, outcomes);
         for (const ChanceOutcome& o : outcomes) {
@@ -134,14 +140,20 @@ class MctsTree {
     }
     ActionList<G::kMaxActions> actions;
     game_.legal_actions(s, actions);
+    add_children(node_index, s, actions, nullptr);
+  }
+
+  // The decision node's children: `actions`, with their priors (PUCT) if given.
+  void add_children(int32_t node_index, const State& s, const ActionList<G::kMaxActions>& actions,
+                    const double* priors) {
+    const int32_t first = static_cast<int32_t>(nodes_.size());
     const int8_t mover = static_cast<int8_t>(game_.current_player(s));
-    [[maybe_unused]] double priors[kGuided ? G::kMaxActions : 1];
-    if constexpr (kGuided) (*evaluator_)(s, actions, priors, leaf_values_);
+    int32_t count = 0;
     for (Action a : actions) {
       Node child;
       child.action = a;
       child.mover = mover;
-      if constexpr (kGuided) child.weight = priors[count];
+      if (priors) child.weight = priors[count];
       nodes_.push_back(child);
       ++count;
     }
@@ -222,44 +234,106 @@ class MctsTree {
     back_up(returns);
   }
 
-  // PUCT: down the tree to a node not yet expanded; the evaluator's values at a decision node
-  // there (or the returns of a finished game) are backed up instead of a rollout's.
-  void simulate_guided(const State& root) {
+  // PUCT. A node waiting in the batch for its leaf's value has first_child = -2 - (the leaf's
+  // index): still unexpanded (< 0) to the rest of the tree.
+  struct Descent {
+    int32_t path_begin = 0, path_end = 0;  // in paths_
+    int32_t expand = -1;  // the node to expand with its leaf's priors, or -1
+    int32_t leaf = -1;    // the leaf whose values to back up, or -1 for `returns` (a finished game)
+    double returns[8] = {};
+  };
+  static constexpr double kVirtualLoss = 1.0;
+
+  template <class Stop>
+  void search_guided(const State& root, Stop& stop, int thread) {
+    const int batch = std::max(1, std::min(config_.batch, config_.simulations));
+    leaves_.resize(static_cast<size_t>(batch));
+    {  // the root's priors first, so that every simulation visits a root child
+      MctsLeaf<G>& leaf = leaves_[0];
+      leaf.state = root;
+      if constexpr (kReseeds) game_.reseed(leaf.state, rng_.next());
+      leaf.legal.clear();  // games append to the list
+      game_.legal_actions(leaf.state, leaf.legal);
+      if (stop(thread)) return;
+      (*evaluator_)(leaves_.data(), 1);
+      add_children(0, leaf.state, leaf.legal, leaf.priors);
+    }
+    for (int done = 0; done < config_.simulations && !stop(thread);) {
+      const int count = std::min(batch, config_.simulations - done);
+      descents_.clear();
+      paths_.clear();
+      int leaves = 0;
+      for (int j = 0; j < count; ++j) descend(root, leaves);
+      if (leaves > 0) (*evaluator_)(leaves_.data(), leaves);
+      for (const Descent& d : descents_) {
+        const double* values = d.leaf >= 0 ? leaves_[d.leaf].values : d.returns;
+        for (int32_t k = d.path_begin; k < d.path_end; ++k) {
+          Node& n = nodes_[paths_[k]];  // its visit was counted on the way down
+          if (n.mover >= 0) n.value += kVirtualLoss + values[n.mover];
+        }
+        if (d.expand >= 0) {
+          const MctsLeaf<G>& leaf = leaves_[d.leaf];
+          add_children(d.expand, leaf.state, leaf.legal, leaf.priors);
+        }
+      }
+      done += count;
+    }
+  }
+
+  // One simulation down to its leaf, the path given a virtual loss; a leaf to value is added to
+  // leaves_[leaves++].
+  void descend(const State& root, int& leaves) {
     State s = root;
     if constexpr (kReseeds) game_.reseed(s, rng_.next());
-    path_.clear();
-    path_.push_back(0);
+    Descent d;
+    d.path_begin = static_cast<int32_t>(paths_.size());
+    paths_.push_back(0);
     int32_t node_index = 0;
     for (;;) {
       if (game_.is_terminal(s)) {
-        game_.returns(s, leaf_values_);
+        game_.returns(s, d.returns);
         break;
       }
-      if (nodes_[node_index].first_child < 0) {
-        expand(node_index, s);  // a decision node: the evaluator's priors and leaf_values_
-        if (!is_chance(s)) break;
+      const int32_t first_child = nodes_[node_index].first_child;
+      if (first_child < 0) {
+        if (first_child <= -2) {  // another simulation of the batch waits for this leaf: share it
+          d.leaf = -2 - first_child;
+          break;
+        }
+        if (!is_chance(s)) {  // a new leaf
+          d.expand = node_index;
+          d.leaf = new_leaf(s, leaves);
+          nodes_[node_index].first_child = -2 - d.leaf;
+          break;
+        }
+        expand(node_index, s);  // chance outcomes, drawn through below
       }
       const int32_t child = select(node_index, s);
       if (child < 0) {  // no child usable in this determinisation (or chance drew a new outcome)
-        evaluate_off_tree(s);
+        while (!game_.is_terminal(s) && is_chance(s)) game_.apply_action(s, sample_action(game_, s, rng_));
+        if (game_.is_terminal(s)) game_.returns(s, d.returns);
+        else d.leaf = new_leaf(s, leaves);
         break;
       }
       game_.apply_action(s, nodes_[child].action);
-      path_.push_back(child);
+      paths_.push_back(child);
       node_index = child;
     }
-    back_up(leaf_values_);
+    d.path_end = static_cast<int32_t>(paths_.size());
+    for (int32_t k = d.path_begin; k < d.path_end; ++k) {
+      Node& n = nodes_[paths_[k]];
+      ++n.visits;
+      if (n.mover >= 0) n.value -= kVirtualLoss;
+    }
+    descents_.push_back(d);
   }
 
-  // leaf_values_ for a state the tree has no child for: chance drawn through, then the returns
-  // or the evaluator's values.
-  void evaluate_off_tree(State& s) {
-    while (!game_.is_terminal(s) && is_chance(s)) game_.apply_action(s, sample_action(game_, s, rng_));
-    if (game_.is_terminal(s)) return game_.returns(s, leaf_values_);
-    ActionList<G::kMaxActions> legal;
-    game_.legal_actions(s, legal);
-    double priors[G::kMaxActions];
-    (*evaluator_)(s, legal, priors, leaf_values_);
+  int32_t new_leaf(const State& s, int& leaves) {
+    MctsLeaf<G>& leaf = leaves_[static_cast<size_t>(leaves)];
+    leaf.state = s;
+    leaf.legal.clear();  // games append to the list
+    game_.legal_actions(s, leaf.legal);
+    return leaves++;
   }
 
   bool is_chance(const State& s) const {
@@ -280,8 +354,10 @@ class MctsTree {
   Rng rng_;
   std::vector<Node> nodes_;
   std::vector<int32_t> path_;
-  Evaluator* evaluator_;      // PUCT only
-  double leaf_values_[8] = {};  // PUCT: the values of the simulation's leaf, per player
+  Evaluator* evaluator_;  // PUCT only
+  std::vector<MctsLeaf<G>> leaves_;  // PUCT: the leaves of a batch
+  std::vector<Descent> descents_;    // PUCT: the batch's simulations
+  std::vector<int32_t> paths_;       // PUCT: their paths, one after another
 };
 
 // Runs `config.threads` independent trees (root parallelism) and sums their root visit counts

@@ -171,6 +171,14 @@ class MCTS(BaseBot):
     a result of the wrong form (TypeError or ValueError naming it), stops the search and is
     raised by `step`.
 
+    ``batch=B`` (an int >= 1, with an evaluator) calls the evaluator with a list of up to B
+    states at once, for a network that evaluates batches: it returns ``(priors, values)`` as
+    arrays of shapes (len(states), num_distinct_actions()) and (len(states), num_players()). B
+    simulations descend before each call, each leaving a virtual loss (a visit that lost) on its
+    path until its leaf is valued, which spreads them over the tree; one that reaches a leaf
+    another is waiting for shares that leaf's value. ``batch=1`` searches as ``batch=None`` does
+    (the evaluator then takes a list of one state).
+
     >>> import meeple
     >>> game = meeple.load("abacuachego")
     >>> bot = MCTS(game, simulations=200, seed=1)
@@ -186,7 +194,8 @@ class MCTS(BaseBot):
     """
 
     def __init__(self, game: Any, simulations: int = 1000, threads: int = 1, seed: int | None = None,
-                 c: float = 1.4, evaluator: Callable[[Any], tuple[Any, Any]] | None = None):
+                 c: float = 1.4, evaluator: Callable[[Any], tuple[Any, Any]] | None = None,
+                 batch: int | None = None):
         self.game = _arguments.engine_game(game, "MCTS")
         self.simulations = _arguments.int_in_range("simulations", simulations, 1, _arguments.MAX_INT32)
         self.threads = _arguments.threads(threads)
@@ -196,6 +205,9 @@ class MCTS(BaseBot):
         if evaluator is not None and self.threads != 1:
             raise ValueError("an evaluator searches on one thread (it holds the GIL): threads must be 1, "
                              f"got {threads}")
+        if batch is not None and evaluator is None:
+            raise ValueError("batch is the number of states handed to an evaluator at once: give evaluator= too")
+        self.batch = None if batch is None else _arguments.int_in_range("batch", batch, 1, 2**20)
         self.evaluator = evaluator
         self._rng = random.Random(_arguments.optional_seed(seed))
         self.last_visits: dict[int, int] = {}
@@ -206,7 +218,7 @@ class MCTS(BaseBot):
         _arguments.state_of(self.game, state)
         search = self.game._mcts  # type: ignore[attr-defined]  # each engine Game has it
         action, visits, values = search(state, self.simulations, self.threads, self._rng.getrandbits(64), self.c,
-                                        self.evaluator)
+                                        self.evaluator, self.batch)
         self.last_visits, self.last_values = visits, values
         return int(action)
 
@@ -228,6 +240,7 @@ class MCTS(BaseBot):
     def __repr__(self) -> str:
         name = getattr(self.evaluator, "__name__", self.evaluator)
         guided = "" if self.evaluator is None else f", evaluator={name!s}"
+        guided += "" if self.batch is None else f", batch={self.batch}"
         return f"MCTS(simulations={self.simulations}, threads={self.threads}, c={self.c}{guided})"
 
 
@@ -241,8 +254,8 @@ def visit_shares(visits: Mapping[int, int], num_actions: int) -> np.ndarray:
 
 # mcts:ITERATIONS:c=C:threads=T:evaluator=module.path:function
 _MCTS_OPTIONS: dict[str, Callable[[str], Any]] = {
-    "c": float, "threads": int, "evaluator": lambda path: _import_attribute(path, "evaluator")}
-_MCTS_FORMS = "c=C, threads=T and evaluator=module.path:function"
+    "c": float, "threads": int, "evaluator": lambda path: _import_attribute(path, "evaluator"), "batch": int}
+_MCTS_FORMS = "c=C, threads=T, evaluator=module.path:function and batch=B"
 
 
 def _mcts_bot(argument: str | None, game: Any, seed: int | None) -> Bot:
@@ -272,7 +285,7 @@ def _mcts_bot(argument: str | None, game: Any, seed: int | None) -> Bot:
         try:
             given[key] = _MCTS_OPTIONS[key](value)
         except ValueError as e:
-            kind = {"c": "a number", "threads": "an int"}.get(key)
+            kind = {"c": "a number", "threads": "an int", "batch": "an int"}.get(key)
             raise ValueError(f"bot 'mcts' option {key} must be {kind}, got {value!r} in 'mcts:{argument}'"
                              if kind else f"bot 'mcts' option {key}: {e}") from None
     return MCTS(game, simulations=simulations, seed=seed, **given)
@@ -281,7 +294,7 @@ def _mcts_bot(argument: str | None, game: Any, seed: int | None) -> Bot:
 # name -> (spec form, factory); adding a built-in bot is one entry.
 BUILTIN_BOTS: dict[str, tuple[str, BotFactory]] = {
     "random": ("random", _random_bot),
-    "mcts": ("mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:function]", _mcts_bot),
+    "mcts": ("mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:function[:batch=B]]", _mcts_bot),
 }
 
 _IMPORT_SPEC = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -290,7 +303,8 @@ _IMPORT_SPEC = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Z
 def make_bot(spec: str, game: Any, seed: int | None = None) -> Bot:
     """The bot named by `spec`: ``random``, ``mcts:ITERATIONS`` (options ``:c=C`` for the
     exploration constant, ``:threads=T``, and ``:evaluator=module.path:function``, an evaluator
-    imported by name, which makes the search PUCT (see MCTS); e.g. ``mcts:1000:c=2:threads=2``) or
+    imported by name, which makes the search PUCT, with ``:batch=B`` for one that takes lists of
+    states (see MCTS); e.g. ``mcts:1000:c=2:threads=2``) or
     ``module.path:ClassName``.
 
     Raises ValueError (with the accepted forms) for an unknown or malformed spec.

@@ -10,7 +10,7 @@
     meeple bench --quick                               throughput benchmarks (meeple.bench)
 
 GAME is a name or ``name(key=value,...)``; ``-p key=value`` adds parameters. Bots are named by
-spec: ``random``, ``mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:function]`` or
+spec: ``random``, ``mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:function[:batch=B]]`` or
 ``module.path:ClassName`` (see `meeple.bots`).
 
 Each subcommand is a function ``_cmd_<name>(args) -> exit code``. Bad arguments raise `UsageError`,
@@ -46,7 +46,7 @@ PLAYER_NAMES: dict[str, tuple[str, ...]] = {
     "imperial_harvest": ("Imperial Servants", "Northern Raiders"),
 }
 
-BOT_SPECS = """bot specs: random | mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:function]
+BOT_SPECS = """bot specs: random | mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:function[:batch=B]]
   | module.path:ClassName
   An evaluator (state -> (priors, values)) makes the search PUCT, AlphaZero style (meeple.bots.MCTS).
   Your own bot: a class with step(state) -> action in an importable module, called as
