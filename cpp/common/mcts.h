@@ -242,18 +242,17 @@ class MctsTree {
     int32_t leaf = -1;    // the leaf whose values to back up, or -1 for `returns` (a finished game)
     double returns[8] = {};
   };
-  static constexpr double kVirtualLoss = 1.0;
+  static constexpr double kVirtualLoss = 1.0;  // a return of -1: a loss in every game of 2+ players
 
   template <class Stop>
   void search_guided(const State& root, Stop& stop, int thread) {
     const int batch = std::max(1, std::min(config_.batch, config_.simulations));
     leaves_.resize(static_cast<size_t>(batch));
     {  // the root's priors first, so that every simulation visits a root child
-      MctsLeaf<G>& leaf = leaves_[0];
-      leaf.state = root;
-      if constexpr (kReseeds) game_.reseed(leaf.state, rng_.next());
-      leaf.legal.clear();  // games append to the list
-      game_.legal_actions(leaf.state, leaf.legal);
+      State s = root;
+      if constexpr (kReseeds) game_.reseed(s, rng_.next());
+      int leaves = 0;
+      const MctsLeaf<G>& leaf = leaves_[new_leaf(s, leaves)];
       if (stop(thread)) return;
       (*evaluator_)(leaves_.data(), 1);
       add_children(0, leaf.state, leaf.legal, leaf.priors);
