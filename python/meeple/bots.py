@@ -252,7 +252,7 @@ def visit_shares(visits: Mapping[int, int], num_actions: int) -> np.ndarray:
     return (shares / shares.sum()).astype(np.float32)
 
 
-# mcts:ITERATIONS:c=C:threads=T:evaluator=module.path:function
+# mcts:ITERATIONS:c=C:threads=T:evaluator=module.path:function:batch=B
 _MCTS_OPTIONS: dict[str, Callable[[str], Any]] = {
     "c": float, "threads": int, "evaluator": lambda path: _import_attribute(path, "evaluator"), "batch": int}
 _MCTS_FORMS = "c=C, threads=T, evaluator=module.path:function and batch=B"
