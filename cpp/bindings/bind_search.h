@@ -91,8 +91,8 @@ class VectorEnv {
     states_.resize(static_cast<size_t>(n));
     final_states_.resize(static_cast<size_t>(n));
     episodes_.assign(static_cast<size_t>(n), 0);
-    placed_.assign(static_cast<size_t>(n), 0);
-    finished_.assign(static_cast<size_t>(n), 0);
+    placed_in_.assign(static_cast<size_t>(n), 0);
+    cut_.assign(static_cast<size_t>(n), 0);
     rngs_.resize(static_cast<size_t>(n));
     next_random_.assign(static_cast<size_t>(n), -1);
     const G& g = *game_;
@@ -135,7 +135,8 @@ class VectorEnv {
     Buffers b = buffers(random);  // first: it refuses read-only outputs, and a refusal changes nothing
     if (seed) seed_ = *seed;
     std::fill(episodes_.begin(), episodes_.end(), 0);
-    std::fill(finished_.begin(), finished_.end(), 0);
+    std::fill(placed_in_.begin(), placed_in_.end(), 0);
+    std::fill(cut_.begin(), cut_.end(), 0);
     {
       ReleasedGil release;
       pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
@@ -238,7 +239,7 @@ class VectorEnv {
     if (g.is_terminal(s)) throw py::value_error("the game of that state is over: there is nothing to step");
     states_[k] = s;
     rngs_[k] = rng;
-    placed_[k] = 1;
+    placed_in_[k] = episodes_[k];
     slots(b).publish(i);
   }
 
@@ -255,6 +256,7 @@ class VectorEnv {
     for (int64_t i : starting) {
       slots.start_game(i);
       slots.publish(i);
+      ++cut_[static_cast<size_t>(i)];
     }
   }
 
@@ -263,7 +265,7 @@ class VectorEnv {
   std::optional<uint64_t> game_seed(int64_t i) const {
     check_idle();
     const size_t k = static_cast<size_t>(i);
-    if (placed_.at(k)) return std::nullopt;
+    if (placed_in_.at(k) == episodes_[k]) return std::nullopt;  // still the game set_state put in
     return derive_seed(derive_seed(seed_, k), episodes_[k] - 1);  // episodes_ counts the game started
   }
 
@@ -281,7 +283,8 @@ class VectorEnv {
   const State* final_state(int64_t i) const {
     check_idle();
     const size_t k = static_cast<size_t>(i);
-    return finished_.at(k) ? &final_states_[k] : nullptr;
+    const uint64_t finished = episodes_.at(k) - 1 - cut_[k];  // games started but the first, less those cut
+    return finished > 0 ? &final_states_[k] : nullptr;
   }
   std::shared_ptr<const G> game() const { return game_; }
   int threads() const { return pool_.threads(); }
@@ -392,8 +395,6 @@ class VectorEnv {
     State* final_states;
     Rng* rngs;
     uint64_t* episodes;
-    uint8_t* placed;  // set_state put the slot's game in (no game_seed)
-    uint8_t* finished;  // the slot has finished a game (final_state)
     uint64_t* legal_bits;
     int32_t* next_random;
     uint8_t* group;  // kGrouped: each slot's vector_group, for the next step's order
@@ -416,7 +417,6 @@ class VectorEnv {
         for (int p = 0; p < players; ++p) reward[p] = static_cast<float>(r[p]);
         out.terminated[i] = true;
         final_states[i] = s;  // a copy a game: measured within the noise of the VectorGame ratio (0.01)
-        finished[i] = 1;
         start_game(i);
       } else {
         zero_row(reward, players);
@@ -436,7 +436,6 @@ class VectorEnv {
       const uint64_t slot_seed = derive_seed(seed, static_cast<uint64_t>(i));
       const uint64_t game_seed = derive_seed(slot_seed, episodes[i]++);
       states[i] = g.initial_state(game_seed);
-      placed[i] = 0;
       rngs[i] = Rng(game_seed ^ 0xA5A5A5A5A5A5A5A5ull);
       resolve_chance(i);
     }
@@ -507,8 +506,8 @@ class VectorEnv {
   };
 
   Slots slots(const Buffers& b) {
-    return {*game_, states_.data(), final_states_.data(), rngs_.data(), episodes_.data(), placed_.data(),
-            finished_.data(), legal_bits_.data(), next_random_.data(), group_.data(), actions_.data(), b,
+    return {*game_, states_.data(), final_states_.data(), rngs_.data(), episodes_.data(), legal_bits_.data(),
+            next_random_.data(), group_.data(), actions_.data(), b,
             seed_, players_, obs_size_, actions_size_, mask_row_, observe_, mark_, packed_,
             write_wide_mask_, write_small_mask_};
   }
@@ -559,8 +558,10 @@ class VectorEnv {
   std::vector<State> states_;
   std::vector<State> final_states_;  // each slot's last finished game, as it ended (final_state)
   std::vector<uint64_t> episodes_;  // games started in each slot since the last reset
-  std::vector<uint8_t> placed_;     // 1: set_state put the slot's game in (no game_seed)
-  std::vector<uint8_t> finished_;   // 1: the slot has finished a game since the last reset (final_state)
+  // Counted off the hot path, for game_seed and final_state: the episode a game set_state put in
+  // replaced (0: none; a new game starts the next episode), and the games new_game cut short.
+  std::vector<uint64_t> placed_in_;
+  std::vector<uint64_t> cut_;
   std::vector<Rng> rngs_;
   std::vector<int32_t> next_random_;
   py::array_t<int32_t> fresh_random_;  // the step's random actions until handed over, then null
