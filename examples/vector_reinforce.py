@@ -8,8 +8,8 @@ loop shows what an RL loop on a VectorGame has to get right:
 - same-step autoreset: the step that ends a slot's game starts the next one at once, so
   ``rewards[i]`` scores the game that ended while ``observations[i]`` is already the new game's;
   the slot's trajectory ends with ``rewards[i, seat]`` as its return and a new one begins;
-- time limits (``--max-plies``): a game that reaches the limit is cut short with
-  ``vec.new_game(slots)``; it has no outcome, so its trajectory is dropped, neither learnt from
+- time limits (``--max-plies``): a game that reaches the limit (``vec.elapsed_steps()``) is cut
+  short with ``vec.new_game(slots)``; it has no outcome, so its trajectory is dropped, neither learnt from
   nor recorded;
 - records: ``vec.game_seed(i)``, read when the slot's game starts, and the actions given to the
   slot since then replay a game, so the last finished games are kept as ``meeple.Record``s
@@ -101,12 +101,11 @@ def train(game: meeple.Game, n: int = 256, steps: int = 3000, seed: int = 0, max
     vec = meeple.VectorGame(game, n, seed=seed)
     seat = np.arange(n) % game.num_players()  # the learner's, per slot
     baseline = np.zeros(game.num_players())  # a running mean return per seat: the first mover's edge is no credit
-    # Per slot, its game so far: the learner's (observation, mask, action)s, every action, its seed
-    # (readable only while the game runs: once it ends, game_seed(i) is the next game's) and length.
+    # Per slot, its game so far: the learner's (observation, mask, action)s, every action and its seed
+    # (readable only while the game runs: once it ends, game_seed(i) is the next game's).
     trajectories: list[list] = [[] for _ in range(n)]
     actions_given: list[list[int]] = [[] for _ in range(n)]
     seeds = [vec.game_seed(i) for i in range(n)]
-    plies = np.zeros(n, dtype=np.int64)
     finished: list = []  # (trajectory, return, seat) of the games finished since the last update
     records: collections.deque = collections.deque(maxlen=keep_records)
     result = Training(policy, vec, [])
@@ -121,21 +120,21 @@ def train(game: meeple.Game, n: int = 256, steps: int = 3000, seed: int = 0, max
         for given, action in zip(actions_given, actions.tolist()):
             given.append(action)
         rewards, terminated = vec.step(actions)
-        plies += 1
         # Same-step autoreset: slot i holds its next game already; rewards[i] (and final_state(i)) are the last one's.
         for i in np.flatnonzero(terminated):
             finished.append((trajectories[i], rewards[i, seat[i]], seat[i]))
             result.scored += 1
             result.moves_learnt += len(trajectories[i])
-            result.total_length += int(plies[i])
+            result.total_length += len(actions_given[i])
             records.append((seeds[i], actions_given[i], rewards[i].tolist(), int(i)))
         # The time limit: a game still going at max_plies has no outcome to learn from; its slot starts again.
-        cut = ~terminated & (plies >= max_plies) if max_plies else np.zeros(n, dtype=bool)
+        # (A game the step ended has a new one in its slot, with no step yet: it is not cut.)
+        cut = vec.elapsed_steps() >= max_plies if max_plies else np.zeros(n, dtype=bool)
         if cut.any():
             vec.new_game(cut)
             result.cut += int(cut.sum())
         for i in np.flatnonzero(terminated | cut):
-            trajectories[i], actions_given[i], seeds[i], plies[i] = [], [], vec.game_seed(i), 0
+            trajectories[i], actions_given[i], seeds[i] = [], [], vec.game_seed(i)
         if (step + 1) % update_every == 0 and finished:
             update(policy, finished, baseline, learning_rate)
             finished = []

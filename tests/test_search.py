@@ -133,6 +133,7 @@ def test_vector_game_refuses_a_second_thread_during_a_step():
         "state": lambda: vec.state(0), "final_state": lambda: vec.final_state(0), "random_actions": vec.random_actions,
         "step": lambda: vec.step(illegal), "set_state": lambda: vec.set_state(0, finished),
         "game_seed": lambda: vec.game_seed(0), "new_game": lambda: vec.new_game([]),
+        "elapsed_steps": vec.elapsed_steps,
     }
 
     def intrude():
@@ -609,6 +610,45 @@ def test_vector_game_new_game_starts_the_slots_next_game(name, params):
         cut.step(actions)
         twin.step(actions)
     assert [cut.state(i) for i in range(n)] == [twin.state(i) for i in range(n)]
+
+
+@pytest.mark.parametrize("name, params", VARIANTS_WITH_CHANCE)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_vector_game_elapsed_steps_counts_each_games_steps(name, params, threads):
+    """elapsed_steps() is the number of steps of each slot's game, counted here by hand: 0 for a
+    game a step, new_game, set_state or reset starts; a refused step counts nothing. Without
+    explicit chance it is the state's move_number (explicit chance: the slot's draws add to that)."""
+    game = meeple.load(name, **params)
+    n = 300  # above the size stepped on the calling thread
+    vec = meeple.VectorGame(game, n, seed=4, threads=threads)
+    counted = np.zeros(n, np.int64)
+    placed = np.zeros(n, bool)  # slots whose game set_state put in: their move_number is the state's
+    rng = np.random.default_rng(0)
+    for step in range(120):
+        _, terminated = vec.step(vec.random_actions())
+        counted += 1
+        counted[terminated], placed[terminated] = 0, False
+        if step % 9 == 4:
+            cut = rng.random(n) < 0.1
+            vec.new_game(cut)
+            counted[cut], placed[cut] = 0, False
+        if step % 17 == 3:
+            vec.set_state(step, _random_position(game, step, 7))
+            counted[step], placed[step] = 0, True
+        if step % 23 == 5:
+            with pytest.raises(ValueError):
+                vec.step(np.full(n, -1, np.int32))
+        elapsed = vec.elapsed_steps()
+        assert elapsed.dtype == np.int64 and elapsed.shape == (n,)
+        assert np.array_equal(elapsed, counted), step
+    assert counted.max() > 20 and (counted == 0).any()
+    if params.get("chance") != "explicit":
+        assert all(vec.state(i).move_number() == counted[i] for i in np.flatnonzero(~placed))
+    elapsed = vec.elapsed_steps()
+    elapsed[:] = 99  # a new array: the user's to change
+    assert not np.array_equal(vec.elapsed_steps(), elapsed)
+    vec.reset()
+    assert not vec.elapsed_steps().any()
 
 
 def test_vector_game_new_game_rejects_bad_slots_without_changing_anything():

@@ -93,6 +93,7 @@ class VectorEnv {
     episodes_.assign(static_cast<size_t>(n), 0);
     placed_in_.assign(static_cast<size_t>(n), 0);
     cut_.assign(static_cast<size_t>(n), 0);
+    started_at_.assign(static_cast<size_t>(n), 0);
     rngs_.resize(static_cast<size_t>(n));
     next_random_.assign(static_cast<size_t>(n), -1);
     const G& g = *game_;
@@ -137,10 +138,11 @@ class VectorEnv {
     std::fill(episodes_.begin(), episodes_.end(), 0);
     std::fill(placed_in_.begin(), placed_in_.end(), 0);
     std::fill(cut_.begin(), cut_.end(), 0);
+    steps_ = 0;
     {
       ReleasedGil release;
       pool_.parallel_for(size(), [&](int64_t begin, int64_t end) {
-        const Slots slots = this->slots(b);
+        const Slots slots = this->slots(b, 0);
         for (int64_t i = begin; i < end; ++i) slots.reset(i);
       }, kMinParallel);
     }
@@ -173,6 +175,7 @@ class VectorEnv {
     }
     py::array_t<int32_t> random(size());
     Buffers b = buffers(random);
+    const uint64_t clock = steps_ + 1;  // this step's number: games it starts have had no step yet
     int64_t first_illegal;
     bool grouped = false;
     {
@@ -187,13 +190,13 @@ class VectorEnv {
       if (grouped) {
         order_by_group();
         first_illegal = pool_.checked_parallel_for(size(), check, [&](int64_t begin, int64_t end) {
-          const Slots slots = this->slots(b);
+          const Slots slots = this->slots(b, clock);
           const int32_t* order = order_.data();
           for (int64_t k = begin; k < end; ++k) slots.step(order[k]);
         }, kMinParallel);
       } else {
         first_illegal = pool_.checked_parallel_for(size(), check, [&](int64_t begin, int64_t end) {
-          const Slots slots = this->slots(b);
+          const Slots slots = this->slots(b, clock);
           for (int64_t i = begin; i < end; ++i) slots.step(i);
         }, kMinParallel);
       }
@@ -209,6 +212,7 @@ class VectorEnv {
       for (int k = 0; k < legal.size(); ++k) message << (k ? ", " : "") << legal[k];
       throw py::value_error(message.str());
     }
+    steps_ = clock;
     fresh_random_ = std::move(random);
   }
 
@@ -240,7 +244,8 @@ class VectorEnv {
     states_[k] = s;
     rngs_[k] = rng;
     placed_in_[k] = episodes_[k];
-    slots(b).publish(i);
+    started_at_[k] = steps_;
+    slots(b, steps_).publish(i);
   }
 
   // Ends the games of `starting` (slot numbers in range) where they stand, unscored, and starts
@@ -252,7 +257,7 @@ class VectorEnv {
     const Buffers b = buffers(published_random());
     std::sort(starting.begin(), starting.end());
     starting.erase(std::unique(starting.begin(), starting.end()), starting.end());
-    const Slots slots = this->slots(b);
+    const Slots slots = this->slots(b, steps_);
     for (int64_t i : starting) {
       slots.start_game(i);
       slots.publish(i);
@@ -267,6 +272,16 @@ class VectorEnv {
     const size_t k = static_cast<size_t>(i);
     if (placed_in_.at(k) == episodes_[k]) return std::nullopt;  // still the game set_state put in
     return derive_seed(derive_seed(seed_, k), episodes_[k] - 1);  // episodes_ counts the game started
+  }
+
+  // The steps each slot's game has had: since it started, or since set_state put it in (a new
+  // array). Counted off the hot path: steps since the reset, less the step each game started at.
+  py::array_t<int64_t> elapsed_steps() const {
+    check_idle();
+    py::array_t<int64_t> elapsed(size());
+    int64_t* out = elapsed.mutable_data();
+    for (size_t k = 0; k < started_at_.size(); ++k) out[k] = static_cast<int64_t>(steps_ - started_at_[k]);
+    return elapsed;
   }
 
   py::array_t<float> observations() const { return observations_; }
@@ -395,12 +410,14 @@ class VectorEnv {
     State* final_states;
     Rng* rngs;
     uint64_t* episodes;
+    uint64_t* started_at;  // the step each slot's game started at (elapsed_steps)
     uint64_t* legal_bits;
     int32_t* next_random;
     uint8_t* group;  // kGrouped: each slot's vector_group, for the next step's order
     const Action* actions;
     Buffers out;
     uint64_t seed;
+    uint64_t clock;  // the number of the step being applied (0: reset; new_game: the last step's)
     int players, obs_size, actions_size, mask_row;
     bool observe, mark, packed;
     byte_mask::Writer write_wide_mask, write_small_mask;
@@ -435,6 +452,7 @@ class VectorEnv {
     void start_game(int64_t i) const {
       const uint64_t slot_seed = derive_seed(seed, static_cast<uint64_t>(i));
       const uint64_t game_seed = derive_seed(slot_seed, episodes[i]++);
+      started_at[i] = clock;
       states[i] = g.initial_state(game_seed);
       rngs[i] = Rng(game_seed ^ 0xA5A5A5A5A5A5A5A5ull);
       resolve_chance(i);
@@ -505,10 +523,10 @@ class VectorEnv {
     }
   };
 
-  Slots slots(const Buffers& b) {
-    return {*game_, states_.data(), final_states_.data(), rngs_.data(), episodes_.data(), legal_bits_.data(),
-            next_random_.data(), group_.data(), actions_.data(), b,
-            seed_, players_, obs_size_, actions_size_, mask_row_, observe_, mark_, packed_,
+  Slots slots(const Buffers& b, uint64_t clock) {
+    return {*game_, states_.data(), final_states_.data(), rngs_.data(), episodes_.data(), started_at_.data(),
+            legal_bits_.data(), next_random_.data(), group_.data(), actions_.data(), b,
+            seed_, clock, players_, obs_size_, actions_size_, mask_row_, observe_, mark_, packed_,
             write_wide_mask_, write_small_mask_};
   }
 
@@ -562,6 +580,10 @@ class VectorEnv {
   // replaced (0: none; a new game starts the next episode), and the games new_game cut short.
   std::vector<uint64_t> placed_in_;
   std::vector<uint64_t> cut_;
+  // elapsed_steps, also off the hot path: the steps since the last reset, and the step each slot's
+  // game started at (a store a game, not a count a step).
+  uint64_t steps_ = 0;
+  std::vector<uint64_t> started_at_;
   std::vector<Rng> rngs_;
   std::vector<int32_t> next_random_;
   py::array_t<int32_t> fresh_random_;  // the step's random actions until handed over, then null
@@ -742,6 +764,7 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
         return py::cast(StateWrapper{v.game(), *s});
       })
       .def("game_seed", [](const V& v, py::object index) { return v.game_seed(slot_index(v, index)); })
+      .def("elapsed_steps", &V::elapsed_steps)
       // Every index is checked before any slot changes.
       .def("new_games", [](V& v, const py::sequence& indices) {
         std::vector<int64_t> starting;

@@ -42,7 +42,7 @@ class VectorGame:
     step where ``terminated[i]`` is True, ``rewards[i]`` belongs to the finished game while
     ``observations[i]``, ``masks[i]`` and ``current_player[i]`` already describe the new game;
     ``final_state(i)`` is the game that ended, as it ended. ``new_game(slots)`` cuts games short
-    (time limits): those slots start their next games without a step.
+    (time limits, with ``elapsed_steps()``): those slots start their next games without a step.
     Slot i's k-th game is seeded from (seed, i, k) (``game_seed(i)``), `seed` an int in
     0..2**64-1 (None only in `reset`, where it means the seed the vector has): results do not
     depend on `threads`. Explicit chance nodes are resolved inside the step, so every state is a
@@ -61,8 +61,8 @@ class VectorGame:
     A VectorGame cannot be copied or pickled (its states live in C++): make a new one and put
     states into it with `set_state`.
     One VectorGame serves one thread at a time: while it steps or resets, calls from another
-    thread (`step`, `reset`, `random_actions`, `state`, `final_state`, `game_seed`, `set_state`,
-    `new_game`) raise RuntimeError.
+    thread (`step`, `reset`, `random_actions`, `state`, `final_state`, `game_seed`,
+    `elapsed_steps`, `set_state`, `new_game`) raise RuntimeError.
     """
 
     def __init__(self, game: Game | str, n: int, seed: int = 0, threads: int = 1, observations: bool = True,
@@ -190,7 +190,8 @@ class VectorGame:
         array of a gymnasium-style loop, say). Bad input raises TypeError, IndexError or
         ValueError, and then no slot has changed. Leave out the slots whose game the last step
         ended (``terminated[i]``): they are in a new game already, which this would throw away
-        unplayed (``truncated = (plies >= limit) & ~terminated``).
+        unplayed. ``vec.new_game(vec.elapsed_steps() >= limit)`` leaves them out by itself (a new
+        game has had no step).
         """
         self._vector.new_games(self._slot_list(slots))
 
@@ -235,6 +236,16 @@ class VectorGame:
         ``terminated[i]``, after `new_game`): once a step ends the game, it is the next game's.
         """
         return self._vector.game_seed(i)
+
+    def elapsed_steps(self) -> np.ndarray:
+        """How many steps each slot's game has had, as a new int64 array of length n: 0 for a game
+        that has just started (after the constructor, `reset`, `new_game`, or a step that ended the
+        slot's previous game), and counted from 0 again for a game `set_state` put in. One per
+        step: chance outcomes the slot resolves inside a step are not counted (a finished game's
+        ``final_state(i).move_number()`` counts them). For time limits:
+        ``vec.new_game(vec.elapsed_steps() >= limit)``.
+        """
+        return self._vector.elapsed_steps()
 
     def set_state(self, i: SupportsIndex, state: State) -> None:
         """Puts a copy of `state` (a state of this game whose game is not over) into slot i: for
