@@ -160,7 +160,8 @@ def test_make_bot_random():
     ("random:3", "takes no argument"),
     ("mcts:many", "takes a number of simulations"),
     ("mcts:0", "simulations must be an int in 1.."),
-    ("mcts:10:depth=3", "options are c=C, threads=T, evaluator=module.path:function and batch=B"),
+    ("mcts:10:depth=3", "options are c=C, threads=T, evaluator=module.path:function, batch=B, dirichlet_alpha=A "
+                        "and dirichlet_fraction=F"),
     ("mcts:10:c", "options are c=C, threads=T, evaluator"),
     ("mcts:10:c=1:c=2", "option c given twice"),
     ("mcts:10:c=wide", "option c must be a number, got 'wide'"),
@@ -169,7 +170,10 @@ def test_make_bot_random():
     ("mcts:10:c=-1", "c must be a finite number"),
     ("mcts:10:threads=0", "threads must be an int in 1.."),
     ("nope", "unknown bot 'nope'; expected one of: random, mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:"
-             "function[:batch=B]], module.path:ClassName"),
+             "function[:batch=B][:dirichlet_alpha=A[:dirichlet_fraction=F]]], module.path:ClassName"),
+    ("mcts:10:dirichlet_alpha=0.3", "give evaluator= too"),
+    ("mcts:10:evaluator=evaluators:uniform:dirichlet_alpha=x", "option dirichlet_alpha must be a number, got 'x'"),
+    ("mcts:10:evaluator=evaluators:uniform:dirichlet_alpha=0.3:dirichlet_fraction=2", "dirichlet_fraction must be"),
     ("mcts:10:batch=4", "give evaluator= too"),
     ("mcts:10:evaluator=evaluators:uniform_batch:batch=many", "option batch must be an int, got 'many'"),
     ("mcts:10:evaluator=evaluators", "evaluator must be given as module.path:name, got 'evaluators'"),
@@ -215,6 +219,11 @@ def test_make_bot_mcts_with_an_evaluator_by_name():
         assert bot.step(state) == by_hand.step(state) and bot.last_visits == by_hand.last_visits
     batched = make_bot("mcts:60:evaluator=evaluators:uniform_batch:batch=8", ABACUACHEGO, seed=1)
     assert (batched.evaluator, batched.batch) == (evaluators.uniform_batch, 8) and batched.step(state) >= 0
+    noisy = make_bot("mcts:60:evaluator=evaluators:uniform:dirichlet_alpha=0.5:dirichlet_fraction=0.4", ABACUACHEGO,
+                     seed=1)
+    by_hand = meeple.bots.MCTS(ABACUACHEGO, simulations=60, seed=1, evaluator=evaluators.uniform, dirichlet_alpha=0.5,
+                               dirichlet_fraction=0.4)
+    assert noisy.step(state) == by_hand.step(state) and noisy.last_priors == by_hand.last_priors
     match = Match(ABACUACHEGO, ("mcts:30:evaluator=evaluators:uniform", "random"), seed=4)
     alone = [match.play(i).actions for i in range(2)]
     assert [r.actions for r in play_games(match, range(2), workers=2)] == alone

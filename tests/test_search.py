@@ -993,11 +993,10 @@ def test_mcts_evaluator_priors_steer_the_visits(name):
     assert max(bot.last_visits.values()) - min(bot.last_visits.values()) <= 1  # uniform: equal shares
 
 
-@pytest.mark.parametrize("c", [0.5, 1.4, 3.0])
-def test_mcts_evaluator_visits_follow_the_puct_rule(c):
-    """With one ply left (max_plies=1) the evaluator is asked only at the root and every child is
-    a finished game, so the visits are those of the PUCT rule as documented, replayed here: the
-    child maximising Q + c * prior * sqrt(N) / (1 + n), N the root's visits so far (1 at first)."""
+def _one_ply_root():
+    """A root one ply from the end (max_plies=1: every child a finished game): (game, state, its
+    legal actions, evaluator priors over the action ids, those priors renormalised by action, the
+    return of each child to the root's mover)."""
     game = meeple.load("abacuachego", max_plies=1)
     state = game.new_initial_state(seed=0)
     legal = [int(a) for a in state.legal_actions()]
@@ -1005,31 +1004,115 @@ def test_mcts_evaluator_visits_follow_the_puct_rule(c):
     weights[legal] = np.sqrt(np.arange(len(legal)) + 2.0)  # distinct priors: no ties to break
     prior = {a: weights[a] / weights[legal].sum() for a in legal}
     outcome = {a: float(state.child(a).returns()[0]) for a in legal}
-    visits, value = dict.fromkeys(legal, 0), dict.fromkeys(legal, 0.0)
-    for k in range(300):
+    return game, state, legal, weights, prior, outcome
+
+
+def _root_puct_search(priors, outcome, simulations, c):
+    """The root children's visits and summed returns by the PUCT rule as documented, when every
+    child is a finished game (of return `outcome[a]` to the root's mover): the child maximising
+    Q + c * prior * sqrt(N) / (1 + n), N the root's visits so far (1 at first)."""
+    visits, value = dict.fromkeys(priors, 0), dict.fromkeys(priors, 0.0)
+    for k in range(simulations):
         def score(a):
             q = value[a] / visits[a] if visits[a] else 0.0
-            return q + c * prior[a] * np.sqrt(max(k, 1)) / (1 + visits[a])
-        best = max(legal, key=score)
+            return q + c * priors[a] * np.sqrt(max(k, 1)) / (1 + visits[a])
+        best = max(priors, key=score)
         visits[best] += 1
         value[best] += outcome[best]
+    return visits, value
+
+
+@pytest.mark.parametrize("c", [0.5, 1.4, 3.0])
+def test_mcts_evaluator_visits_follow_the_puct_rule(c):
+    """With one ply left (max_plies=1) the evaluator is asked only at the root and every child is
+    a finished game, so the visits are those of the PUCT rule as documented (_root_puct_search)."""
+    game, state, legal, weights, prior, outcome = _one_ply_root()
+    visits, value = _root_puct_search(prior, outcome, 300, c)
     bot = MCTS(game, simulations=300, seed=1, c=c, evaluator=lambda s: (weights, np.zeros(2)))
     bot.step(state)
     assert bot.last_visits == visits
     assert bot.last_values == pytest.approx({a: value[a] / visits[a] for a in legal if visits[a]})
+    assert bot.last_priors == pytest.approx(prior)
+
+
+@pytest.mark.parametrize("alpha, fraction", [(0.03, 0.25), (0.3, 0.25), (2.0, 0.5), (0.3, 1.0)])
+def test_mcts_root_noise_is_mixed_into_the_root_priors(alpha, fraction):
+    """dirichlet_alpha mixes noise into the root's priors: last_priors is (1 - f) prior + f noise,
+    noise a distribution over the legal actions, and the search follows the PUCT rule with
+    those priors (replayed here); a seed gives the same noise, another seed other noise."""
+    game, state, legal, weights, prior, outcome = _one_ply_root()
+
+    def searched(seed):
+        bot = MCTS(game, simulations=200, seed=seed, evaluator=lambda s: (weights, np.zeros(2)),
+                   dirichlet_alpha=alpha, dirichlet_fraction=fraction)
+        bot.step(state)
+        return bot
+
+    bot = searched(1)
+    assert sorted(bot.last_priors) == legal
+    noise = {a: (bot.last_priors[a] - (1 - fraction) * prior[a]) / fraction for a in legal}
+    assert all(x >= -1e-12 for x in noise.values()) and sum(noise.values()) == pytest.approx(1.0)
+    assert max(abs(noise[a] - prior[a]) for a in legal) > 1e-3  # noise, not the priors again
+    assert bot.last_visits == _root_puct_search(bot.last_priors, outcome, 200, bot.c)[0]
+    assert searched(1).last_priors == bot.last_priors and searched(2).last_priors != bot.last_priors
+    assert "dirichlet_alpha" in repr(bot)
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.3, 1.0, 4.0])
+def test_mcts_root_noise_is_dirichlet_distributed(alpha):
+    """With dirichlet_fraction=1 and uniform priors the root priors are the noise itself: over
+    many searches each action's mean share is 1/k and the mean sum of squared shares is
+    (alpha + 1) / (k alpha + 1), as for Dirichlet(alpha, ..., alpha) over k actions (both branches of
+    the gamma draw: alpha below and above 1)."""
+    game = meeple.load("abacuachego")
+    state = game.new_initial_state(seed=3)
+    k = len(state.legal_actions())
+    bot = MCTS(game, simulations=1, seed=5, evaluator=lambda s: (np.ones(20), np.zeros(2)),
+               dirichlet_alpha=alpha, dirichlet_fraction=1.0)
+    draws = []
+    for _ in range(3000):
+        bot.step(state)
+        draws.append([bot.last_priors[a] for a in sorted(bot.last_priors)])
+    draws = np.array(draws)
+    assert np.allclose(draws.sum(axis=1), 1.0) and np.isfinite(draws).all()
+    squares = (draws ** 2).sum(axis=1)
+    expected = (alpha + 1) / (k * alpha + 1)
+    assert abs(squares.mean() - expected) < 4 * squares.std() / np.sqrt(len(draws)) + 1e-3
+    assert np.abs(draws.mean(axis=0) - 1 / k).max() < 0.03
+
+
+def test_mcts_root_noise_arguments_are_checked():
+    game = meeple.load("abacuachego")
+    state = game.new_initial_state(seed=3)
+    uniform = (lambda s: (np.ones(20), np.zeros(2)))
+    with pytest.raises(ValueError, match="give evaluator= too"):
+        MCTS(game, dirichlet_alpha=0.3)
+    for alpha, error, message in [(0, ValueError, "dirichlet_alpha must be a finite number > 0.0, got 0"),
+                                  (-1.0, ValueError, "> 0.0"), (np.nan, ValueError, "> 0.0"),
+                                  (True, TypeError, "must be a number"), ("0.3", TypeError, "must be a number")]:
+        with pytest.raises(error, match=message):
+            MCTS(game, evaluator=uniform, dirichlet_alpha=alpha)
+    for fraction in (-0.1, 1.5, np.inf):
+        with pytest.raises(ValueError, match="dirichlet_fraction must be a finite number >= 0.0 and <= 1.0"):
+            MCTS(game, evaluator=uniform, dirichlet_alpha=0.3, dirichlet_fraction=fraction)
+    tiny = MCTS(game, simulations=5, evaluator=uniform, dirichlet_alpha=1e-4, dirichlet_fraction=1.0)
+    tiny.step(state)  # most draws are too small for a double: still a distribution
+    assert np.isfinite(list(tiny.last_priors.values())).all() and sum(tiny.last_priors.values()) == pytest.approx(1)
+    plain = MCTS(game, simulations=50, seed=2, evaluator=uniform, dirichlet_alpha=0.3, dirichlet_fraction=0.0)
+    noiseless = MCTS(game, simulations=50, seed=2, evaluator=uniform)
+    assert plain.step(state) == noiseless.step(state) and plain.last_visits == noiseless.last_visits
+    k = len(state.legal_actions())
+    assert list(plain.last_priors.values()) == pytest.approx([1 / k] * k)
+    unguided = MCTS(game, simulations=50, seed=2)
+    unguided.step(state)
+    assert unguided.last_priors == {}  # UCT has no priors
 
 
 @pytest.mark.parametrize("batch", [2, 5, 16])
 def test_mcts_batched_evaluator_visits_follow_the_puct_rule_with_virtual_loss(batch):
     """As above, in batches: `batch` simulations choose in turn, each leaving a virtual loss on its
     child (a visit with return -1), then every chosen child gets its true return instead."""
-    game = meeple.load("abacuachego", max_plies=1)
-    state = game.new_initial_state(seed=0)
-    legal = [int(a) for a in state.legal_actions()]
-    weights = np.zeros(game.num_distinct_actions())
-    weights[legal] = np.sqrt(np.arange(len(legal)) + 2.0)
-    prior = {a: weights[a] / weights[legal].sum() for a in legal}
-    outcome = {a: float(state.child(a).returns()[0]) for a in legal}
+    game, state, legal, weights, prior, outcome = _one_ply_root()
     visits, value, root_visits, c = dict.fromkeys(legal, 0), dict.fromkeys(legal, 0.0), 0, 1.4
     for start in range(0, 300, batch):
         chosen = []

@@ -793,7 +793,8 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
       .def(
           "_mcts",
           [](const G& g, const StateWrapper& s, py::object simulations, py::object threads, uint64_t seed,
-             double exploration, py::object evaluator, py::object batch) {
+             double exploration, py::object evaluator, py::object batch, double noise_alpha,
+             double noise_fraction) {
             check_state_of<Traits>(g, s);
             if (g.is_terminal(s.state)) throw py::value_error("the game is over: nothing to search");
             if (g.is_chance_node(s.state))
@@ -818,6 +819,12 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
                                      Py_TYPE(evaluator.ptr())->tp_name);
               // batch None: the evaluator takes one state; an int: a list of up to that many
               config.batch = batch.is_none() ? 1 : static_cast<int>(int_argument(batch, "batch", 1, 1 << 20));
+              if (!(noise_alpha > 0) || !std::isfinite(noise_alpha))
+                throw py::value_error("dirichlet_alpha must be a finite number > 0");
+              if (!(noise_fraction >= 0 && noise_fraction <= 1))
+                throw py::value_error("dirichlet_fraction must be a number in [0, 1]");
+              config.noise_alpha = noise_alpha;
+              config.noise_fraction = noise_fraction;
               PythonEvaluator<G, StateWrapper> guide(s.game, evaluator, !batch.is_none());
               const auto stop = [&](int thread) { return guide.error != nullptr || interrupt(thread); };
               result = mcts_search(g, root, config, stop, &guide);
@@ -831,15 +838,18 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
               result = mcts_search(g, root, config, interrupt);
             }
             interrupt.raise_if_interrupted();
-            py::dict visits, values;  // values: mean return of the root's mover, visited actions only
+            // values: mean return of the root's mover, visited actions only; priors: PUCT's only
+            py::dict visits, values, priors;
             for (const MctsRootEdge& edge : result.root) {
               visits[py::int_(edge.action)] = edge.visits;
               if (edge.visits > 0) values[py::int_(edge.action)] = edge.value / static_cast<double>(edge.visits);
+              if (!evaluator.is_none()) priors[py::int_(edge.action)] = edge.prior;
             }
-            return py::make_tuple(result.best, visits, values);
+            return py::make_tuple(result.best, visits, values, priors);
           },
           py::arg("state"), py::arg("simulations"), py::arg("threads") = 1, py::arg("seed") = 0,
-          py::arg("c") = 1.4, py::arg("evaluator") = py::none(), py::arg("batch") = py::none());
+          py::arg("c") = 1.4, py::arg("evaluator") = py::none(), py::arg("batch") = py::none(),
+          py::arg("dirichlet_alpha") = 0.3, py::arg("dirichlet_fraction") = 0.0);
 }
 
 }  // namespace meeple::bindings

@@ -29,6 +29,10 @@ struct MctsConfig {
   uint64_t seed = 0;
   int threads = 1;
   int batch = 1;  // PUCT: the most leaves handed to the evaluator at once
+  // PUCT: Dirichlet(noise_alpha) noise mixed into the root's priors, a noise_fraction share of
+  // them (AlphaZero's exploration in self-play); none while noise_fraction is 0.
+  double noise_alpha = 0.3;
+  double noise_fraction = 0;
 };
 
 // A root action's statistics: its visits and the summed returns of the player to move at the root
@@ -37,7 +41,29 @@ struct MctsRootEdge {
   Action action = -1;
   int64_t visits = 0;
   double value = 0;
+  double prior = 0;  // PUCT: the action's prior as the search used it (noise mixed in)
 };
+
+// The log of a Gamma(alpha, 1) draw, alpha > 0 (Marsaglia and Tsang's method), written out
+// rather than std::gamma_distribution so that a seed gives the same draws with every standard
+// library. The log: with a small alpha a draw is often too small for a double.
+inline double log_gamma_draw(Rng& rng, double alpha) {
+  double boost = 0;
+  if (alpha < 1) {  // Gamma(alpha) = Gamma(alpha + 1) * U^(1/alpha)
+    boost = std::log(1.0 - rng.unit()) / alpha;
+    alpha += 1;
+  }
+  const double d = alpha - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+  for (;;) {
+    double x, v;
+    do {  // a standard normal draw (Box-Muller)
+      x = std::sqrt(-2.0 * std::log(1.0 - rng.unit())) * std::cos(6.283185307179586 * rng.unit());
+      v = 1.0 + c * x;
+    } while (v <= 0);
+    v = v * v * v;
+    if (std::log(1.0 - rng.unit()) < 0.5 * x * x + d - d * v + d * std::log(v)) return std::log(d * v) + boost;
+  }
+}
 
 // The default: no evaluator, UCT with random rollouts.
 struct NoEvaluator {};
@@ -103,7 +129,7 @@ class MctsTree {
     const Node& root = nodes_[0];
     for (int c = 0; c < root.num_children; ++c) {
       const Node& child = nodes_[root.first_child + c];
-      out.push_back(MctsRootEdge{child.action, child.visits, child.value});
+      out.push_back(MctsRootEdge{child.action, child.visits, child.value, kGuided ? child.weight : 0.0});
     }
   }
 
@@ -252,9 +278,10 @@ class MctsTree {
       State s = root;
       if constexpr (kReseeds) game_.reseed(s, rng_.next());
       int leaves = 0;
-      const MctsLeaf<G>& leaf = leaves_[new_leaf(s, leaves)];
+      MctsLeaf<G>& leaf = leaves_[new_leaf(s, leaves)];
       if (stop(thread)) return;
       (*evaluator_)(leaves_.data(), 1);
+      if (config_.noise_fraction > 0) add_noise(leaf);
       add_children(0, leaf.state, leaf.legal, leaf.priors);
     }
     for (int done = 0; done < config_.simulations && !stop(thread);) {
@@ -277,6 +304,18 @@ class MctsTree {
       }
       done += count;
     }
+  }
+
+  // priors = (1 - f) priors + f noise, the noise drawn from Dirichlet(alpha) over the legal
+  // actions (normalised Gamma(alpha) draws, scaled by the largest in logs).
+  void add_noise(MctsLeaf<G>& leaf) {
+    const int count = leaf.legal.size();
+    double noise[G::kMaxActions];
+    double top = -HUGE_VAL, sum = 0;
+    for (int k = 0; k < count; ++k) top = std::max(top, noise[k] = log_gamma_draw(rng_, config_.noise_alpha));
+    for (int k = 0; k < count; ++k) sum += noise[k] = std::exp(noise[k] - top);
+    const double f = config_.noise_fraction;
+    for (int k = 0; k < count; ++k) leaf.priors[k] = (1 - f) * leaf.priors[k] + f * noise[k] / sum;
   }
 
   // One simulation down to its leaf, the path given a virtual loss; a leaf to value is added to

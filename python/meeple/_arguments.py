@@ -53,8 +53,9 @@ def threads(value: Any) -> int:
     return int_in_range("threads", value, 1, MAX_THREADS)
 
 
-def finite_number(name: str, value: Any, low: float) -> float:
-    """`value` (an int, float or numpy number, not bool) as a float, finite and >= low."""
+def finite_number(name: str, value: Any, low: float, high: float = math.inf, above: bool = False) -> float:
+    """`value` (an int, float or numpy number, not bool) as a float, finite, >= low (> low if
+    `above`) and <= high."""
     if (isinstance(value, (bool, np.bool_)) or isinstance(value, (str, bytes, bytearray))
             or not isinstance(value, (int, float)) and not hasattr(value, "__float__")):
         raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
@@ -64,8 +65,9 @@ def finite_number(name: str, value: Any, low: float) -> float:
         number = math.inf
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}") from None
-    if not (math.isfinite(number) and number >= low):
-        raise ValueError(f"{name} must be a finite number >= {low}, got {_short(value)}")
+    if not (math.isfinite(number) and (number > low if above else number >= low) and number <= high):
+        bounds = f"{'>' if above else '>='} {low}" + (f" and <= {high}" if high < math.inf else "")
+        raise ValueError(f"{name} must be a finite number {bounds}, got {_short(value)}")
     return number
 
 

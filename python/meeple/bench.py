@@ -128,7 +128,7 @@ def mcts_searches(game, state, simulations: int, threads: int, searches: int, c:
     simulations run, counted as the sum of the root's visit counts (`simulations` per thread)."""
     total = 0
     for i in range(searches):
-        _, visits, _ = game._mcts(state, simulations, threads, i, c)
+        _, visits, _, _ = game._mcts(state, simulations, threads, i, c)
         total += sum(visits.values())
     return total
 

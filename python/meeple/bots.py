@@ -179,6 +179,14 @@ class MCTS(BaseBot):
     another is waiting for shares that leaf's value. ``batch=1`` searches as ``batch=None`` does
     (the evaluator then takes a list of one state).
 
+    ``dirichlet_alpha=A`` (with an evaluator; a finite number > 0) mixes Dirichlet(A) noise into
+    the root's priors, AlphaZero's exploration in self-play: each search draws noise over the
+    root's legal actions, and ``(1 - f) * prior + f * noise`` replaces each prior, f being
+    ``dirichlet_fraction`` (0..1, default 0.25). AlphaZero used A = 0.3 for chess, 0.03 for Go:
+    about 10 / (a typical number of legal actions). It is drawn from the search's seed, so a
+    seeded bot stays deterministic. After a guided `step`, `last_priors` maps each root action to
+    the prior the search used (the noise mixed in).
+
     >>> import meeple
     >>> game = meeple.load("abacuachego")
     >>> bot = MCTS(game, simulations=200, seed=1)
@@ -195,7 +203,7 @@ class MCTS(BaseBot):
 
     def __init__(self, game: Any, simulations: int = 1000, threads: int = 1, seed: int | None = None,
                  c: float = 1.4, evaluator: Callable[[Any], tuple[Any, Any]] | None = None,
-                 batch: int | None = None):
+                 batch: int | None = None, dirichlet_alpha: float | None = None, dirichlet_fraction: float = 0.25):
         self.game = _arguments.engine_game(game, "MCTS")
         self.simulations = _arguments.int_in_range("simulations", simulations, 1, _arguments.MAX_INT32)
         self.threads = _arguments.threads(threads)
@@ -208,18 +216,26 @@ class MCTS(BaseBot):
         if batch is not None and evaluator is None:
             raise ValueError("batch is the number of states handed to an evaluator at once: give evaluator= too")
         self.batch = None if batch is None else _arguments.int_in_range("batch", batch, 1, 2**20)
+        if dirichlet_alpha is not None and evaluator is None:
+            raise ValueError("dirichlet_alpha is noise on an evaluator's root priors: give evaluator= too")
+        self.dirichlet_alpha = None if dirichlet_alpha is None else _arguments.finite_number(
+            "dirichlet_alpha", dirichlet_alpha, 0.0, above=True)
+        self.dirichlet_fraction = _arguments.finite_number("dirichlet_fraction", dirichlet_fraction, 0.0, high=1.0)
         self.evaluator = evaluator
         self._rng = random.Random(_arguments.optional_seed(seed))
         self.last_visits: dict[int, int] = {}
         self.last_values: dict[int, float] = {}
+        self.last_priors: dict[int, float] = {}
 
     def step(self, state: Any) -> int:
         """The most visited root action; the state must be a decision node of this game."""
         _arguments.state_of(self.game, state)
         search = self.game._mcts  # type: ignore[attr-defined]  # each engine Game has it
-        action, visits, values = search(state, self.simulations, self.threads, self._rng.getrandbits(64), self.c,
-                                        self.evaluator, self.batch)
-        self.last_visits, self.last_values = visits, values
+        noise = {} if self.dirichlet_alpha is None else {"dirichlet_alpha": self.dirichlet_alpha,
+                                                         "dirichlet_fraction": self.dirichlet_fraction}
+        action, visits, values, priors = search(state, self.simulations, self.threads, self._rng.getrandbits(64),
+                                                self.c, self.evaluator, self.batch, **noise)
+        self.last_visits, self.last_values, self.last_priors = visits, values, priors
         return int(action)
 
     def last_policy(self) -> np.ndarray:
@@ -241,6 +257,8 @@ class MCTS(BaseBot):
         name = getattr(self.evaluator, "__name__", self.evaluator)
         guided = "" if self.evaluator is None else f", evaluator={name!s}"
         guided += "" if self.batch is None else f", batch={self.batch}"
+        if self.dirichlet_alpha is not None:
+            guided += f", dirichlet_alpha={self.dirichlet_alpha}, dirichlet_fraction={self.dirichlet_fraction}"
         return f"MCTS(simulations={self.simulations}, threads={self.threads}, c={self.c}{guided})"
 
 
@@ -254,8 +272,10 @@ def visit_shares(visits: Mapping[int, int], num_actions: int) -> np.ndarray:
 
 # mcts:ITERATIONS:c=C:threads=T:evaluator=module.path:function:batch=B
 _MCTS_OPTIONS: dict[str, Callable[[str], Any]] = {
-    "c": float, "threads": int, "evaluator": lambda path: _import_attribute(path, "evaluator"), "batch": int}
-_MCTS_FORMS = "c=C, threads=T, evaluator=module.path:function and batch=B"
+    "c": float, "threads": int, "evaluator": lambda path: _import_attribute(path, "evaluator"), "batch": int,
+    "dirichlet_alpha": float, "dirichlet_fraction": float}
+_MCTS_FORMS = ("c=C, threads=T, evaluator=module.path:function, batch=B, dirichlet_alpha=A and "
+               "dirichlet_fraction=F")
 
 
 def _mcts_bot(argument: str | None, game: Any, seed: int | None) -> Bot:
@@ -285,7 +305,8 @@ def _mcts_bot(argument: str | None, game: Any, seed: int | None) -> Bot:
         try:
             given[key] = _MCTS_OPTIONS[key](value)
         except ValueError as e:
-            kind = {"c": "a number", "threads": "an int", "batch": "an int"}.get(key)
+            kind = {"c": "a number", "threads": "an int", "batch": "an int", "dirichlet_alpha": "a number",
+                    "dirichlet_fraction": "a number"}.get(key)
             raise ValueError(f"bot 'mcts' option {key} must be {kind}, got {value!r} in 'mcts:{argument}'"
                              if kind else f"bot 'mcts' option {key}: {e}") from None
     return MCTS(game, simulations=simulations, seed=seed, **given)
@@ -294,7 +315,8 @@ def _mcts_bot(argument: str | None, game: Any, seed: int | None) -> Bot:
 # name -> (spec form, factory); adding a built-in bot is one entry.
 BUILTIN_BOTS: dict[str, tuple[str, BotFactory]] = {
     "random": ("random", _random_bot),
-    "mcts": ("mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:function[:batch=B]]", _mcts_bot),
+    "mcts": ("mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:function[:batch=B]"
+             "[:dirichlet_alpha=A[:dirichlet_fraction=F]]]", _mcts_bot),
 }
 
 _IMPORT_SPEC = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -304,7 +326,8 @@ def make_bot(spec: str, game: Any, seed: int | None = None) -> Bot:
     """The bot named by `spec`: ``random``, ``mcts:ITERATIONS`` (options ``:c=C`` for the
     exploration constant, ``:threads=T``, and ``:evaluator=module.path:function``, an evaluator
     imported by name, which makes the search PUCT, with ``:batch=B`` for one that takes lists of
-    states (see MCTS); e.g. ``mcts:1000:c=2:threads=2``) or
+    states and ``:dirichlet_alpha=A[:dirichlet_fraction=F]`` for root noise (see MCTS); e.g.
+    ``mcts:1000:c=2:threads=2``) or
     ``module.path:ClassName``.
 
     Raises ValueError (with the accepted forms) for an unknown or malformed spec.
