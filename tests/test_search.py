@@ -1081,6 +1081,101 @@ def test_mcts_root_noise_is_dirichlet_distributed(alpha):
     assert np.abs(draws.mean(axis=0) - 1 / k).max() < 0.03
 
 
+def _pure_evaluator(game):
+    """Priors and values that depend on the state alone (any order of calls gives the same
+    search), in both forms: (one state at a time, lists of states), and the sizes of the calls."""
+    sizes = []
+
+    def single(state):
+        rng = np.random.default_rng(state.transposition_key())
+        return rng.random(game.num_distinct_actions()) + 0.01, rng.uniform(-1, 1, game.num_players())
+
+    def batched(states):
+        sizes.append(len(states))
+        rows = [single(state) for state in states]
+        return np.array([p for p, _ in rows]), np.array([v for _, v in rows])
+
+    return single, batched, sizes
+
+
+@pytest.mark.parametrize("name, params", VARIANTS_WITH_CHANCE)
+@pytest.mark.parametrize("batch, noise", [(None, None), (1, None), (4, 0.3)])
+def test_mcts_search_many_searches_each_root_as_step_would(name, params, batch, noise):
+    """search_many(states) gives, state by state, what step gives on each in turn (the same seeds
+    drawn in the same order): the same action, visits, values and root priors, noise included;
+    its evaluator calls gather the leaves of all the trees (the roots first, then up to
+    len(states) * batch states a call)."""
+    game = meeple.load(name, **params)
+    states = [_decision_state(game, seed) for seed in range(5)]
+    single, batched, sizes = _pure_evaluator(game)
+    evaluator = single if batch is None else batched
+    options = dict(simulations=60, seed=9, evaluator=evaluator, batch=batch, dirichlet_alpha=noise)
+    many = MCTS(game, **options)
+    results = many.search_many(states)
+    calls = list(sizes)
+    one_by_one = MCTS(game, **options)
+    for state, result in zip(states, results):
+        assert one_by_one.step(state) == result.action and result.action in state.legal_actions()
+        assert one_by_one.last_visits == result.visits and sum(result.visits.values()) == 60
+        assert one_by_one.last_values == pytest.approx(result.values)
+        assert one_by_one.last_priors == pytest.approx(result.priors) and set(result.priors) == set(result.visits)
+        assert np.array_equal(one_by_one.last_policy(), result.policy())
+        assert one_by_one.last_value() == pytest.approx(result.value())
+    assert many.last_visits == {}  # search_many leaves the last_ attributes alone
+    if batch is not None:
+        assert calls[0] == len(states) and max(calls[1:]) <= len(states) * batch
+        assert max(calls[1:]) > batch  # the trees' leaves are gathered
+        assert len(calls) < len(sizes) - len(calls)  # fewer calls than the searches one by one made
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_mcts_search_many_without_evaluator_is_uct_root_by_root(threads):
+    game = meeple.load("harmonies")
+    states = [_decision_state(game, seed) for seed in range(3)]
+    results = MCTS(game, simulations=80, threads=threads, seed=4).search_many(states)
+    one_by_one = MCTS(game, simulations=80, threads=threads, seed=4)
+    for state, result in zip(states, results):
+        assert one_by_one.step(state) == result.action and one_by_one.last_visits == result.visits
+        assert one_by_one.last_values == pytest.approx(result.values) and result.priors == {}
+        assert sum(result.visits.values()) == 80 * threads
+
+
+def test_mcts_search_many_checks_its_states_and_raises_evaluator_errors():
+    game = meeple.load("abacuachego")
+    other = meeple.load("abacuachego", max_plies=7)
+    state = game.new_initial_state(seed=1)
+    finished = _random_position(game, 1, 1000)
+    assert finished.is_terminal()
+    calls = []
+
+    def uniform(states):
+        calls.append(len(states))
+        return np.ones((len(states), 20)), np.zeros((len(states), 2))
+
+    bot = MCTS(game, simulations=10, seed=1, evaluator=uniform, batch=2)
+    for states, error, message in [
+        ([state, finished], ValueError, r"states\[1\]: the game is over"),
+        ([state, other.new_initial_state()], ValueError, r"states\[1\]: the state is of"),
+        ([state, 3], TypeError, r"states\[1\]: expected a abacuachego state of the engine, got builtins.int"),
+        (state, TypeError, "states must be a sequence of states, got AbacuachegoState"),
+        ("abc", TypeError, "got str"),
+    ]:
+        with pytest.raises(error, match=message):
+            bot.search_many(states)
+    assert calls == [] and bot.search_many([]) == [] and calls == []
+    explicit = meeple.load("harmonies", chance="explicit")
+    with pytest.raises(ValueError, match=r"states\[0\]: the state is a chance node"):
+        MCTS(explicit, simulations=5).search_many([explicit.new_initial_state()])
+
+    def fails(states):
+        raise KeyError("the network is gone")
+
+    with pytest.raises(KeyError, match="the network is gone"):
+        MCTS(game, simulations=10, evaluator=fails, batch=2).search_many([state, state])
+    as_tuple, as_list = (MCTS(game, simulations=10, seed=1, evaluator=uniform, batch=2) for _ in range(2))
+    assert as_tuple.search_many((state, state)) == as_list.search_many([state, state])  # any sequence
+
+
 def test_mcts_root_noise_arguments_are_checked():
     game = meeple.load("abacuachego")
     state = game.new_initial_state(seed=3)
@@ -1317,6 +1412,10 @@ LONG_COMPUTATIONS = {
     "random_playouts, 2 threads": lambda game, state: game.random_playouts(16_000_000, threads=2),
     "MCTS with an evaluator": lambda game, state: MCTS(game, simulations=4_000_000,
                                                        evaluator=_rollout_evaluator(game)[0]).step(state),
+    "MCTS search_many, 2 threads": lambda game, state: MCTS(game, simulations=4_000_000,
+                                                            threads=2).search_many([state] * 3),
+    "MCTS search_many with an evaluator": lambda game, state: MCTS(
+        game, simulations=4_000_000, evaluator=_pure_evaluator(game)[1], batch=4).search_many([state] * 3),
 }
 
 
@@ -1356,6 +1455,12 @@ DAEMON_COMPUTATIONS = {
                               "    return [sum(range(2000))] * 268, [0.0, 0.0]\n"
                               "bot = MCTS(game, simulations=4_000_000, evaluator=evaluate)\n"
                               "work = lambda: bot.step(game.new_initial_state())",
+    "MCTS search_many with an evaluator": "game = meeple.load('harmonies')\n"
+                                          "def evaluate(states):\n"
+                                          "    n = len(states)\n"
+                                          "    return [[sum(range(2000))] * 268] * n, [[0.0, 0.0]] * n\n"
+                                          "bot = MCTS(game, simulations=4_000_000, evaluator=evaluate, batch=2)\n"
+                                          "work = lambda: bot.search_many([game.new_initial_state()] * 3)",
 }
 
 

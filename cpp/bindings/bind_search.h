@@ -644,15 +644,15 @@ struct PythonEvaluator {
   py::object asarray;
   std::exception_ptr error;
 
-  void operator()(MctsLeaf<G>* leaves, int count) {
+  void operator()(MctsLeaf<G>* const* leaves, int count) {
     if (!error) {
       try {
         if (batched) {
           py::list states(count);
-          for (int k = 0; k < count; ++k) states[k] = py::cast(StateWrapper{game, leaves[k].state});
+          for (int k = 0; k < count; ++k) states[k] = py::cast(StateWrapper{game, leaves[k]->state});
           read(function(states), leaves, count);
         } else {
-          for (int k = 0; k < count; ++k) read(function(StateWrapper{game, leaves[k].state}), leaves + k, 1);
+          for (int k = 0; k < count; ++k) read(function(StateWrapper{game, leaves[k]->state}), leaves + k, 1);
         }
         return;
       } catch (...) {
@@ -665,7 +665,7 @@ struct PythonEvaluator {
       }
     }
     for (int k = 0; k < count; ++k) {
-      MctsLeaf<G>& leaf = leaves[k];
+      MctsLeaf<G>& leaf = *leaves[k];
       std::fill(leaf.priors, leaf.priors + leaf.legal.size(), 1.0 / leaf.legal.size());
       std::fill(leaf.values, leaf.values + game->num_players(), 0.0);
     }
@@ -704,7 +704,7 @@ struct PythonEvaluator {
     return batched ? "[" + std::to_string(k / size) + ", " + std::to_string(k % size) + "]" : std::to_string(k);
   }
 
-  void read(const py::object& result, MctsLeaf<G>* leaves, int count) const {
+  void read(const py::object& result, MctsLeaf<G>* const* leaves, int count) const {
     if (!py::isinstance<py::tuple>(result) && !py::isinstance<py::list>(result))
       throw py::type_error(std::string("the evaluator must return (priors, values), got ") +
                            Py_TYPE(result.ptr())->tp_name);
@@ -721,7 +721,7 @@ struct PythonEvaluator {
                               std::to_string(p.data()[k]) + " for action " + std::to_string(k % actions) +
                               (batched ? " of state " + std::to_string(k / actions) : ""));
     for (int j = 0; j < count; ++j) {
-      MctsLeaf<G>& leaf = leaves[j];
+      MctsLeaf<G>& leaf = *leaves[j];
       const double* given = p.data() + static_cast<int64_t>(j) * actions;
       // Renormalised over the legal actions, scaled by the largest first (a sum of huge priors
       // would overflow); none above 0 means uniform.
@@ -735,6 +735,72 @@ struct PythonEvaluator {
     }
   }
 };
+
+// A root for the search: a state of game g (check_state_of) at a decision of a game not over.
+// `which` begins the message ("states[3]: ").
+template <class Traits, class G, class StateWrapper>
+void check_root(const G& g, const StateWrapper& s, const std::string& which) {
+  check_state_of<Traits>(g, s);
+  if (g.is_terminal(s.state)) throw py::value_error(which + "the game is over: nothing to search");
+  if (g.is_chance_node(s.state))
+    throw py::value_error(which + "the state is a chance node: the search chooses players' actions only");
+}
+
+// The settings of _mcts and _mcts_many, checked (meeple.bots.MCTS checked them first, with the
+// same limits: these are for callers of the private functions).
+inline MctsConfig mcts_config(const py::object& simulations, const py::object& threads, double exploration,
+                              const py::object& evaluator, const py::object& batch, double noise_alpha,
+                              double noise_fraction) {
+  if (!(exploration >= 0) || !std::isfinite(exploration)) throw py::value_error("c must be a finite number >= 0");
+  MctsConfig config;
+  config.simulations =
+      static_cast<int>(int_argument(simulations, "simulations", 1, std::numeric_limits<int32_t>::max()));
+  config.threads = threads_argument(threads);
+  config.exploration = exploration;
+  if (evaluator.is_none()) return config;
+  // Python runs at every leaf: the search keeps the GIL, on this thread alone (a second thread
+  // would wait for the GIL that this one holds while it waits for that thread).
+  if (config.threads != 1) throw py::value_error("an evaluator searches on one thread: threads must be 1");
+  if (!PyCallable_Check(evaluator.ptr()))
+    throw py::type_error(std::string("evaluator must be callable, got ") + Py_TYPE(evaluator.ptr())->tp_name);
+  // batch None: the evaluator takes one state; an int: a list of up to that many (a tree's)
+  config.batch = batch.is_none() ? 1 : static_cast<int>(int_argument(batch, "batch", 1, 1 << 20));
+  if (!(noise_alpha > 0) || !std::isfinite(noise_alpha))
+    throw py::value_error("dirichlet_alpha must be a finite number > 0");
+  if (!(noise_fraction >= 0 && noise_fraction <= 1))
+    throw py::value_error("dirichlet_fraction must be a number in [0, 1]");
+  config.noise_alpha = noise_alpha;
+  config.noise_fraction = noise_fraction;
+  return config;
+}
+
+// `search(stop, evaluator)` with `evaluator` (Python) on this thread, the GIL held; an error of
+// the evaluator stops the search and is raised here.
+template <GameEngine G, class StateWrapper, class Search>
+auto guided_search(std::shared_ptr<const G> game, const py::object& evaluator, const py::object& batch,
+                   PythonInterrupt& interrupt, Search&& search) {
+  PythonEvaluator<G, StateWrapper> guide(std::move(game), evaluator, !batch.is_none());
+  const auto stop = [&](int thread) { return guide.error != nullptr || interrupt(thread); };
+  auto result = search(stop, &guide);
+  if (exit_pending()) {  // stopped for the exit (a daemon thread): no result, no error to raise
+    PyEval_SaveThread();
+    wait_for_exit();
+  }
+  if (guide.error) std::rethrow_exception(guide.error);
+  return result;
+}
+
+// (best action, visits, values, priors): values the mean return of the root's mover, visited
+// actions only; priors PUCT's only (`guided`).
+inline py::tuple result_tuple(const MctsResult& result, bool guided) {
+  py::dict visits, values, priors;
+  for (const MctsRootEdge& edge : result.root) {
+    visits[py::int_(edge.action)] = edge.visits;
+    if (edge.visits > 0) values[py::int_(edge.action)] = edge.value / static_cast<double>(edge.visits);
+    if (guided) priors[py::int_(edge.action)] = edge.prior;
+  }
+  return py::make_tuple(result.best, visits, values, priors);
+}
 
 template <GameEngine G, class Traits, class StateWrapper, class GameClass, class StateClass>
 void bind_search(py::module_& m, const std::string& prefix, GameClass& game_class,
@@ -795,61 +861,70 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
           [](const G& g, const StateWrapper& s, py::object simulations, py::object threads, uint64_t seed,
              double exploration, py::object evaluator, py::object batch, double noise_alpha,
              double noise_fraction) {
-            check_state_of<Traits>(g, s);
-            if (g.is_terminal(s.state)) throw py::value_error("the game is over: nothing to search");
-            if (g.is_chance_node(s.state))
-              throw py::value_error("the state is a chance node: the search chooses players' actions only");
-            if (!(exploration >= 0) || !std::isfinite(exploration))
-              throw py::value_error("c must be a finite number >= 0");
-            MctsConfig config;
-            config.simulations =
-                static_cast<int>(int_argument(simulations, "simulations", 1, std::numeric_limits<int32_t>::max()));
-            config.threads = threads_argument(threads);
+            check_root<Traits>(g, s, "");
+            MctsConfig config =
+                mcts_config(simulations, threads, exploration, evaluator, batch, noise_alpha, noise_fraction);
             config.seed = seed;
-            config.exploration = exploration;
-            MctsResult result;
             const typename G::State root = s.state;  // another Python thread may change s meanwhile
             PythonInterrupt interrupt;
+            MctsResult result;
             if (!evaluator.is_none()) {
-              // Python runs at every leaf: the search keeps the GIL, on this thread alone (a second
-              // thread would wait for the GIL that this one holds while it waits for that thread).
-              if (config.threads != 1) throw py::value_error("an evaluator searches on one thread: threads must be 1");
-              if (!PyCallable_Check(evaluator.ptr()))
-                throw py::type_error(std::string("evaluator must be callable, got ") +
-                                     Py_TYPE(evaluator.ptr())->tp_name);
-              // batch None: the evaluator takes one state; an int: a list of up to that many
-              config.batch = batch.is_none() ? 1 : static_cast<int>(int_argument(batch, "batch", 1, 1 << 20));
-              if (!(noise_alpha > 0) || !std::isfinite(noise_alpha))
-                throw py::value_error("dirichlet_alpha must be a finite number > 0");
-              if (!(noise_fraction >= 0 && noise_fraction <= 1))
-                throw py::value_error("dirichlet_fraction must be a number in [0, 1]");
-              config.noise_alpha = noise_alpha;
-              config.noise_fraction = noise_fraction;
-              PythonEvaluator<G, StateWrapper> guide(s.game, evaluator, !batch.is_none());
-              const auto stop = [&](int thread) { return guide.error != nullptr || interrupt(thread); };
-              result = mcts_search(g, root, config, stop, &guide);
-              if (exit_pending()) {  // stopped for the exit (a daemon thread): no result, no error to raise
-                PyEval_SaveThread();
-                wait_for_exit();
-              }
-              if (guide.error) std::rethrow_exception(guide.error);
+              result = guided_search<G, StateWrapper>(
+                  s.game, evaluator, batch, interrupt,
+                  [&](auto& stop, auto* guide) { return mcts_search(g, root, config, stop, guide); });
             } else {
               ReleasedGil release;
               result = mcts_search(g, root, config, interrupt);
             }
             interrupt.raise_if_interrupted();
-            // values: mean return of the root's mover, visited actions only; priors: PUCT's only
-            py::dict visits, values, priors;
-            for (const MctsRootEdge& edge : result.root) {
-              visits[py::int_(edge.action)] = edge.visits;
-              if (edge.visits > 0) values[py::int_(edge.action)] = edge.value / static_cast<double>(edge.visits);
-              if (!evaluator.is_none()) priors[py::int_(edge.action)] = edge.prior;
-            }
-            return py::make_tuple(result.best, visits, values, priors);
+            return result_tuple(result, !evaluator.is_none());
           },
           py::arg("state"), py::arg("simulations"), py::arg("threads") = 1, py::arg("seed") = 0,
           py::arg("c") = 1.4, py::arg("evaluator") = py::none(), py::arg("batch") = py::none(),
-          py::arg("dirichlet_alpha") = 0.3, py::arg("dirichlet_fraction") = 0.0);
+          py::arg("dirichlet_alpha") = 0.3, py::arg("dirichlet_fraction") = 0.0)
+      .def(
+          "_mcts_many",
+          [](const G& g, const py::sequence& states, py::object simulations, py::object threads,
+             const std::vector<uint64_t>& seeds, double exploration, py::object evaluator, py::object batch,
+             double noise_alpha, double noise_fraction) {
+            if (static_cast<size_t>(py::len(states)) != seeds.size())
+              throw py::value_error("one seed a state: got " + std::to_string(seeds.size()) + " seeds for " +
+                                    std::to_string(py::len(states)) + " states");
+            std::vector<typename G::State> roots;  // copies: another Python thread may change the states
+            std::shared_ptr<const G> game;
+            for (size_t i = 0; i < seeds.size(); ++i) {
+              const py::handle item = states[i];
+              if (!py::isinstance<StateWrapper>(item))
+                throw py::type_error("states[" + std::to_string(i) + "] is " + Py_TYPE(item.ptr())->tp_name +
+                                     ", not a state of this game");
+              const StateWrapper& s = item.cast<const StateWrapper&>();
+              check_root<Traits>(g, s, "states[" + std::to_string(i) + "]: ");
+              roots.push_back(s.state);
+              if (!game) game = s.game;
+            }
+            MctsConfig config =
+                mcts_config(simulations, threads, exploration, evaluator, batch, noise_alpha, noise_fraction);
+            PythonInterrupt interrupt;
+            std::vector<MctsResult> results;
+            if (!evaluator.is_none()) {
+              results = guided_search<G, StateWrapper>(
+                  game, evaluator, batch, interrupt,
+                  [&](auto& stop, auto* guide) { return mcts_search_many(g, roots, seeds, config, stop, guide); });
+            } else {  // no evaluator calls to gather: one root after another, each on `threads` trees
+              ReleasedGil release;
+              for (size_t i = 0; i < roots.size() && !interrupt(0); ++i) {
+                config.seed = seeds[i];
+                results.push_back(mcts_search(g, roots[i], config, interrupt));
+              }
+            }
+            interrupt.raise_if_interrupted();
+            py::list out;
+            for (const MctsResult& result : results) out.append(result_tuple(result, !evaluator.is_none()));
+            return out;
+          },
+          py::arg("states"), py::arg("simulations"), py::arg("threads"), py::arg("seeds"), py::arg("c") = 1.4,
+          py::arg("evaluator") = py::none(), py::arg("batch") = py::none(), py::arg("dirichlet_alpha") = 0.3,
+          py::arg("dirichlet_fraction") = 0.0);
 }
 
 }  // namespace meeple::bindings

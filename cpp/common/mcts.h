@@ -79,7 +79,8 @@ struct MctsLeaf {
 };
 
 // An evaluator turns the search into PUCT (AlphaZero style): called as evaluator(leaves, count),
-// it values the leaves simulations reached (new decision nodes), in place of random rollouts.
+// leaves an array of `count` pointers, it values the leaves simulations reached (new decision
+// nodes), in place of random rollouts; mcts_search_many hands it the leaves of many trees at once.
 // A child is chosen by Q + exploration * prior * sqrt(N) / (1 + n), Q being the child's mean
 // return for the player who chooses it (0 before its first visit), N the node's visits and n the
 // child's. Chance nodes are not evaluated: the search draws through them. A node none of whose
@@ -89,7 +90,7 @@ struct MctsLeaf {
 // virtual loss (a visit that lost) on each path, until its leaf is valued, spreads them over the
 // tree, and a simulation that reaches a leaf another one of the batch waits for shares its value.
 template <class E, class G>
-concept MctsEvaluator = requires(E& evaluator, MctsLeaf<G>* leaves, int count) { evaluator(leaves, count); };
+concept MctsEvaluator = requires(E& evaluator, MctsLeaf<G>* const* leaves, int count) { evaluator(leaves, count); };
 
 struct MctsResult {
   Action best = -1;
@@ -114,13 +115,38 @@ class MctsTree {
   // Runs the simulations, or fewer if `stop(thread)` answers true (see NeverStop).
   template <class Stop = NeverStop>
   void search(const State& root, Stop&& stop = Stop{}, int thread = 0) {
-    nodes_.clear();
-    nodes_.reserve(static_cast<size_t>(config_.simulations) * 2 + 64);
-    nodes_.push_back(Node{});
     if constexpr (kGuided) {
-      search_guided(root, stop, thread);
+      MctsTree* self = this;
+      search_guided(&self, &root, 1, stop, thread);
     } else {
+      clear();
       for (int i = 0; i < config_.simulations && !stop(thread); ++i) simulate(root);
+    }
+  }
+
+  // PUCT on `count` trees (one root each, the same config and evaluator) in lockstep: each round
+  // every tree runs its batch of simulations down to their leaves, one evaluator call values the
+  // leaves of all the trees, and each tree backs its values up. A tree searches as it would
+  // alone (its own generator, the same choices), so this only gathers the evaluator's calls.
+  template <class Stop>
+  static void search_guided(MctsTree* const* trees, const State* roots, int count, Stop& stop, int thread) {
+    if (count == 0) return;
+    const MctsConfig& config = trees[0]->config_;
+    Evaluator& evaluator = *trees[0]->evaluator_;
+    std::vector<MctsLeaf<G>*> pending;
+    for (int t = 0; t < count; ++t) trees[t]->start_guided(roots[t], pending);
+    if (stop(thread)) return;
+    // the roots' priors first, so that every simulation visits a root child
+    evaluator(pending.data(), static_cast<int>(pending.size()));
+    for (int t = 0; t < count; ++t) trees[t]->expand_root();
+    const int batch = std::max(1, std::min(config.batch, config.simulations));
+    for (int done = 0; done < config.simulations && !stop(thread);) {
+      const int round = std::min(batch, config.simulations - done);
+      pending.clear();
+      for (int t = 0; t < count; ++t) trees[t]->descend_round(roots[t], round, pending);
+      if (!pending.empty()) evaluator(pending.data(), static_cast<int>(pending.size()));
+      for (int t = 0; t < count; ++t) trees[t]->back_up_round();
+      done += round;
     }
   }
 
@@ -188,6 +214,12 @@ class MctsTree {
       std::swap(nodes_[first + i], nodes_[first + static_cast<int32_t>(rng_.uniform(i + 1))]);
     nodes_[node_index].first_child = first;
     nodes_[node_index].num_children = count;
+  }
+
+  void clear() {
+    nodes_.clear();
+    nodes_.reserve(static_cast<size_t>(config_.simulations) * 2 + 64);
+    nodes_.push_back(Node{});
   }
 
   // Index of the child to follow from `node_index` in state `s`, or -1 if none is usable.
@@ -270,39 +302,44 @@ class MctsTree {
   };
   static constexpr double kVirtualLoss = 1.0;  // a return of -1: a loss in every game of 2+ players
 
-  template <class Stop>
-  void search_guided(const State& root, Stop& stop, int thread) {
-    const int batch = std::max(1, std::min(config_.batch, config_.simulations));
-    leaves_.resize(static_cast<size_t>(batch));
-    {  // the root's priors first, so that every simulation visits a root child
-      State s = root;
-      if constexpr (kReseeds) game_.reseed(s, rng_.next());
-      int leaves = 0;
-      MctsLeaf<G>& leaf = leaves_[new_leaf(s, leaves)];
-      if (stop(thread)) return;
-      (*evaluator_)(leaves_.data(), 1);
-      if (config_.noise_fraction > 0) add_noise(leaf);
-      add_children(0, leaf.state, leaf.legal, leaf.priors);
-    }
-    for (int done = 0; done < config_.simulations && !stop(thread);) {
-      const int count = std::min(batch, config_.simulations - done);
-      descents_.clear();
-      paths_.clear();
-      int leaves = 0;
-      for (int j = 0; j < count; ++j) descend(root, leaves);
-      if (leaves > 0) (*evaluator_)(leaves_.data(), leaves);
-      for (const Descent& d : descents_) {
-        const double* values = d.leaf >= 0 ? leaves_[d.leaf].values : d.returns;
-        for (int32_t k = d.path_begin; k < d.path_end; ++k) {
-          Node& n = nodes_[paths_[k]];  // its visit was counted on the way down
-          if (n.mover >= 0) n.value += kVirtualLoss + values[n.mover];
-        }
-        if (d.expand >= 0) {
-          const MctsLeaf<G>& leaf = leaves_[d.leaf];
-          add_children(d.expand, leaf.state, leaf.legal, leaf.priors);
-        }
+  // The phases of search_guided. The tree starts again, with its root (a determinisation of it)
+  // as the leaf to value first.
+  void start_guided(const State& root, std::vector<MctsLeaf<G>*>& pending) {
+    clear();
+    leaves_.resize(static_cast<size_t>(std::max(1, std::min(config_.batch, config_.simulations))));
+    State s = root;
+    if constexpr (kReseeds) game_.reseed(s, rng_.next());
+    int leaves = 0;
+    pending.push_back(&leaves_[static_cast<size_t>(new_leaf(s, leaves))]);
+  }
+
+  void expand_root() {
+    MctsLeaf<G>& leaf = leaves_[0];
+    if (config_.noise_fraction > 0) add_noise(leaf);
+    add_children(0, leaf.state, leaf.legal, leaf.priors);
+  }
+
+  // `count` simulations down to their leaves, which are added to `pending`.
+  void descend_round(const State& root, int count, std::vector<MctsLeaf<G>*>& pending) {
+    descents_.clear();
+    paths_.clear();
+    int leaves = 0;
+    for (int j = 0; j < count; ++j) descend(root, leaves);
+    for (int k = 0; k < leaves; ++k) pending.push_back(&leaves_[static_cast<size_t>(k)]);
+  }
+
+  // The round's values backed up (its virtual losses undone), its leaves expanded.
+  void back_up_round() {
+    for (const Descent& d : descents_) {
+      const double* values = d.leaf >= 0 ? leaves_[d.leaf].values : d.returns;
+      for (int32_t k = d.path_begin; k < d.path_end; ++k) {
+        Node& n = nodes_[paths_[k]];  // its visit was counted on the way down
+        if (n.mover >= 0) n.value += kVirtualLoss + values[n.mover];
       }
-      done += count;
+      if (d.expand >= 0) {
+        const MctsLeaf<G>& leaf = leaves_[d.leaf];
+        add_children(d.expand, leaf.state, leaf.legal, leaf.priors);
+      }
     }
   }
 
@@ -402,18 +439,9 @@ class MctsTree {
 // and values.
 // `stop` may end the search early (see NeverStop); the result is then incomplete. An evaluator
 // (MctsEvaluator) makes it PUCT; the threads share it.
-template <GameEngine G, class Stop = NeverStop, class Evaluator = NoEvaluator>
-MctsResult mcts_search(const G& game, const typename G::State& root, const MctsConfig& config,
-                       Stop&& stop = Stop{}, Evaluator* evaluator = nullptr) {
+// The result of trees' root edges: visits and values summed by action, the most visited action.
+inline MctsResult merge_root_edges(const std::vector<std::vector<MctsRootEdge>>& edges, int64_t simulations) {
   MctsResult result;
-  const int threads = std::max(1, config.threads);
-  std::vector<std::vector<MctsRootEdge>> edges(static_cast<size_t>(threads));
-  auto run = [&](int t) {
-    MctsTree<G, Evaluator> tree(game, config, derive_seed(config.seed, static_cast<uint64_t>(t)), evaluator);
-    tree.search(root, stop, t);
-    tree.root_edges(edges[static_cast<size_t>(t)]);
-  };
-  run_on_threads(threads, run);
   for (const auto& per_thread : edges)
     for (const MctsRootEdge& edge : per_thread) {
       auto it = std::find_if(result.root.begin(), result.root.end(),
@@ -433,8 +461,45 @@ MctsResult mcts_search(const G& game, const typename G::State& root, const MctsC
       best_visits = edge.visits;
       result.best = edge.action;
     }
-  result.simulations = static_cast<int64_t>(config.simulations) * threads;
+  result.simulations = simulations;
   return result;
+}
+
+template <GameEngine G, class Stop = NeverStop, class Evaluator = NoEvaluator>
+MctsResult mcts_search(const G& game, const typename G::State& root, const MctsConfig& config,
+                       Stop&& stop = Stop{}, Evaluator* evaluator = nullptr) {
+  const int threads = std::max(1, config.threads);
+  std::vector<std::vector<MctsRootEdge>> edges(static_cast<size_t>(threads));
+  auto run = [&](int t) {
+    MctsTree<G, Evaluator> tree(game, config, derive_seed(config.seed, static_cast<uint64_t>(t)), evaluator);
+    tree.search(root, stop, t);
+    tree.root_edges(edges[static_cast<size_t>(t)]);
+  };
+  run_on_threads(threads, run);
+  return merge_root_edges(edges, static_cast<int64_t>(config.simulations) * threads);
+}
+
+// PUCT searches of many roots, roots[i] searched as mcts_search would with config.seed = seeds[i]
+// (one thread), the evaluator called once a round for the leaves of all the trees (see
+// MctsTree::search_guided): for evaluators that value batches (a network on a GPU, say).
+template <GameEngine G, class Stop, class Evaluator>
+std::vector<MctsResult> mcts_search_many(const G& game, const std::vector<typename G::State>& roots,
+                                         const std::vector<uint64_t>& seeds, const MctsConfig& config, Stop&& stop,
+                                         Evaluator* evaluator) {
+  using Tree = MctsTree<G, Evaluator>;
+  std::vector<Tree> trees;
+  std::vector<Tree*> pointers;
+  trees.reserve(roots.size());
+  for (size_t i = 0; i < roots.size(); ++i) trees.emplace_back(game, config, derive_seed(seeds[i], 0), evaluator);
+  for (Tree& tree : trees) pointers.push_back(&tree);
+  Tree::search_guided(pointers.data(), roots.data(), static_cast<int>(roots.size()), stop, 0);
+  std::vector<MctsResult> results;
+  for (const Tree& tree : trees) {
+    std::vector<std::vector<MctsRootEdge>> edges(1);
+    tree.root_edges(edges[0]);
+    results.push_back(merge_root_edges(edges, config.simulations));
+  }
+  return results;
 }
 
 }  // namespace meeple

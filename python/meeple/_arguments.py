@@ -91,13 +91,15 @@ def engine_game(value: Any, who: str) -> Game:
     return value
 
 
-def state_of(game: Any, state: Any) -> None:
-    """`state` must be an engine state of `game` (same parameters)."""
+def state_of(game: Any, state: Any, which: str = "") -> None:
+    """`state` must be an engine state of `game` (same parameters); `which` ("states[3]") begins
+    the message."""
+    prefix = f"{which}: " if which else ""
     # The engine's state class is its game class's sibling (HarmoniesGame, HarmoniesState): an
     # object that merely has a `game` (a VectorGame, a bot) is no state.
     if type(state) is not getattr(_core, type(game).__name__.removesuffix("Game") + "State"):
-        raise TypeError(f"expected a {game.name} state of the engine, got {type(state).__module__}."
+        raise TypeError(f"{prefix}expected a {game.name} state of the engine, got {type(state).__module__}."
                         f"{type(state).__name__}")
     its_game = state.game
     if its_game is not game and its_game != game:  # the same object: no parameter dicts to compare
-        raise ValueError(f"the state is of {its_game!r}, not of {game!r}")
+        raise ValueError(f"{prefix}the state is of {its_game!r}, not of {game!r}")

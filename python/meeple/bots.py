@@ -63,9 +63,9 @@ from . import _arguments
 from ._registry import load
 from .serialization import Record
 
-__all__ = ["Bot", "BaseBot", "BotError", "Random", "MCTS", "BUILTIN_BOTS", "make_bot", "parse_bot_specs",
-           "derive_seed", "sample_chance", "choose_action", "restart_bots", "inform_bots", "play_game", "Match",
-           "play_games", "WorkerDied"]
+__all__ = ["Bot", "BaseBot", "BotError", "Random", "MCTS", "SearchResult", "BUILTIN_BOTS", "make_bot",
+           "parse_bot_specs", "derive_seed", "sample_chance", "choose_action", "restart_bots", "inform_bots",
+           "play_game", "Match", "play_games", "WorkerDied"]
 
 
 class BotError(ValueError):
@@ -187,6 +187,12 @@ class MCTS(BaseBot):
     seeded bot stays deterministic. After a guided `step`, `last_priors` maps each root action to
     the prior the search used (the noise mixed in).
 
+    `search_many(states)` searches many roots at once (self-play of many games): with an
+    evaluator, the trees advance in lockstep and each evaluator call gets the leaves of all of
+    them, so a network sees batches of up to ``len(states) * batch`` states (batch None: one state
+    per call, as in `step`). Each root is searched exactly as `step` would search it, one after
+    another: it returns a `SearchResult` per state.
+
     >>> import meeple
     >>> game = meeple.load("abacuachego")
     >>> bot = MCTS(game, simulations=200, seed=1)
@@ -231,12 +237,30 @@ class MCTS(BaseBot):
         """The most visited root action; the state must be a decision node of this game."""
         _arguments.state_of(self.game, state)
         search = self.game._mcts  # type: ignore[attr-defined]  # each engine Game has it
-        noise = {} if self.dirichlet_alpha is None else {"dirichlet_alpha": self.dirichlet_alpha,
-                                                         "dirichlet_fraction": self.dirichlet_fraction}
         action, visits, values, priors = search(state, self.simulations, self.threads, self._rng.getrandbits(64),
-                                                self.c, self.evaluator, self.batch, **noise)
+                                                self.c, self.evaluator, self.batch, **self._noise())
         self.last_visits, self.last_values, self.last_priors = visits, values, priors
         return int(action)
+
+    def search_many(self, states: Sequence[Any]) -> list[SearchResult]:
+        """A `SearchResult` for each of `states` (decision nodes of this game), each searched as
+        `step` would search it, in order (the same seeds: `search_many([a, b])` gives what
+        `step(a)` then `step(b)` would); with an evaluator the searches share its calls (see the
+        class). `last_visits` and the other `last_` attributes are left as they were."""
+        if isinstance(states, (str, bytes)) or not isinstance(states, Sequence):
+            raise TypeError(f"states must be a sequence of states, got {type(states).__name__}")
+        for k, state in enumerate(states):
+            _arguments.state_of(self.game, state, f"states[{k}]")
+        seeds = [self._rng.getrandbits(64) for _ in states]
+        found = self.game._mcts_many(  # type: ignore[attr-defined]  # each engine Game has it
+            list(states), self.simulations, self.threads, seeds, self.c, self.evaluator, self.batch, **self._noise())
+        actions = self.game.num_distinct_actions()
+        return [SearchResult(int(action), visits, values, priors, actions) for action, visits, values, priors in found]
+
+    def _noise(self) -> dict[str, float]:
+        if self.dirichlet_alpha is None:
+            return {}
+        return {"dirichlet_alpha": self.dirichlet_alpha, "dirichlet_fraction": self.dirichlet_fraction}
 
     def last_policy(self) -> np.ndarray:
         """The root visit counts of the last `step` as shares (float32, one per action id of the
@@ -250,8 +274,7 @@ class MCTS(BaseBot):
         (every root action's mean weighted by its visits)."""
         if not self.last_visits:
             raise ValueError("no search yet: call step(state) first")
-        visits = sum(self.last_visits[a] for a in self.last_values)
-        return sum(self.last_values[a] * self.last_visits[a] for a in self.last_values) / visits
+        return _mean_value(self.last_visits, self.last_values)
 
     def __repr__(self) -> str:
         name = getattr(self.evaluator, "__name__", self.evaluator)
@@ -260,6 +283,32 @@ class MCTS(BaseBot):
         if self.dirichlet_alpha is not None:
             guided += f", dirichlet_alpha={self.dirichlet_alpha}, dirichlet_fraction={self.dirichlet_fraction}"
         return f"MCTS(simulations={self.simulations}, threads={self.threads}, c={self.c}{guided})"
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One root's search (`MCTS.search_many`): the most visited action, and by root action its
+    visits, its mean return for the root's mover (visited actions only) and, with an evaluator,
+    the prior the search used; as `MCTS.step` leaves them in `last_visits`, `last_values` and
+    `last_priors`."""
+    action: int
+    visits: dict[int, int]
+    values: dict[int, float]
+    priors: dict[int, float]
+    num_actions: int  # the game's num_distinct_actions(): the length of policy()
+
+    def policy(self) -> np.ndarray:
+        """The visit shares over all action ids (float32, summing to 1), as `MCTS.last_policy`."""
+        return visit_shares(self.visits, self.num_actions)
+
+    def value(self) -> float:
+        """The mean return of the simulations for the root's mover, as `MCTS.last_value`."""
+        return _mean_value(self.visits, self.values)
+
+
+def _mean_value(visits: Mapping[int, int], values: Mapping[int, float]) -> float:
+    """The root's mean return: each visited action's mean weighted by its visits."""
+    return sum(values[a] * visits[a] for a in values) / sum(visits[a] for a in values)
 
 
 def visit_shares(visits: Mapping[int, int], num_actions: int) -> np.ndarray:
