@@ -780,12 +780,11 @@ template <GameEngine G, class StateWrapper, class Search>
 auto guided_search(std::shared_ptr<const G> game, const py::object& evaluator, const py::object& batch,
                    PythonInterrupt& interrupt, Search&& search) {
   PythonEvaluator<G, StateWrapper> guide(std::move(game), evaluator, !batch.is_none());
-  const auto stop = [&](int thread) { return guide.error != nullptr || interrupt(thread); };
+  PythonCallingComputation computation;
+  // exit_pending() at every round: at exit the search must stop before shutdown begins (gil.h)
+  const auto stop = [&](int thread) { return guide.error != nullptr || exit_pending() || interrupt(thread); };
   auto result = search(stop, &guide);
-  if (exit_pending()) {  // stopped for the exit (a daemon thread): no result, no error to raise
-    PyEval_SaveThread();
-    wait_for_exit();
-  }
+  if (exit_pending()) computation.stop_for_exit();  // a daemon thread: no result, no error to raise
   if (guide.error) std::rethrow_exception(guide.error);
   return result;
 }

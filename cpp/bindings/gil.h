@@ -23,7 +23,8 @@ namespace meeple::bindings {
 
 namespace gil_detail {
 inline std::atomic<bool> exiting{false};      // prepare_for_exit has run
-inline std::atomic<int> computing{0};         // threads in a ReleasedGil scope, not waiting for exit
+inline std::atomic<int> computing{0};         // threads in a ReleasedGil or PythonCallingComputation
+                                              // scope, not waiting for exit
 inline std::thread::id exit_thread;           // the thread that runs the shutdown (never waits)
 }  // namespace gil_detail
 
@@ -60,9 +61,32 @@ class ReleasedGil {
   PyThreadState* saved_ = nullptr;
 };
 
+// A computation that holds the GIL and calls Python code as it goes (an MCTS evaluator). Python
+// code, and numpy (which releases the GIL around large casts), hand the GIL over now and then, so
+// a daemon thread in such a computation can also be ended by CPython at shutdown: it is unwound
+// from deep inside a call, and the destructors of the Python objects on the way would release
+// them without the GIL while the main thread finalizes (a crash). Counted with the ReleasedGil
+// scopes, it gets the time to notice the exit and stop (`stop_for_exit`: it must ask
+// exit_pending() between its calls) before shutdown begins.
+class PythonCallingComputation {
+ public:
+  PythonCallingComputation() { gil_detail::computing.fetch_add(1, std::memory_order_acq_rel); }
+  ~PythonCallingComputation() { gil_detail::computing.fetch_sub(1, std::memory_order_acq_rel); }
+  PythonCallingComputation(const PythonCallingComputation&) = delete;
+  PythonCallingComputation& operator=(const PythonCallingComputation&) = delete;
+
+  // At exit_pending(): releases the GIL and waits for the end of the process.
+  [[noreturn]] void stop_for_exit() {
+    gil_detail::computing.fetch_sub(1, std::memory_order_acq_rel);
+    PyEval_SaveThread();
+    wait_for_exit();
+  }
+};
+
 // The atexit handler (called with the GIL held): marks the exit, then releases the GIL until every
-// other thread inside a ReleasedGil scope has got the GIL back or is waiting for the exit (at most
-// `timeout`: a step of millions of states does not stop early).
+// other thread inside a ReleasedGil scope has got the GIL back or is waiting for the exit, and
+// every PythonCallingComputation has stopped (at most `timeout`: a step of millions of states does
+// not stop early, nor does a computation inside a long Python call).
 inline void prepare_for_exit(std::chrono::milliseconds timeout) {
   gil_detail::exit_thread = std::this_thread::get_id();
   gil_detail::exiting.store(true, std::memory_order_release);
