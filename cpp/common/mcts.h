@@ -9,6 +9,8 @@
 //   children that are illegal in a simulation's determinisation are skipped.
 // - Root parallelism: each thread grows its own tree from its own seed; root visit counts are
 //   summed and the most visited action is played.
+// - Many roots (mcts_search_many, PUCT): one tree per root, grown in lockstep so that each call of
+//   the evaluator values the leaves of all the trees.
 #pragma once
 
 #include <algorithm>
@@ -435,10 +437,6 @@ class MctsTree {
   std::vector<int32_t> paths_;       // PUCT: their paths, one after another
 };
 
-// Runs `config.threads` independent trees (root parallelism) and sums their root visit counts
-// and values.
-// `stop` may end the search early (see NeverStop); the result is then incomplete. An evaluator
-// (MctsEvaluator) makes it PUCT; the threads share it.
 // The result of trees' root edges: visits and values summed by action, the most visited action.
 inline MctsResult merge_root_edges(const std::vector<std::vector<MctsRootEdge>>& edges, int64_t simulations) {
   MctsResult result;
@@ -465,6 +463,10 @@ inline MctsResult merge_root_edges(const std::vector<std::vector<MctsRootEdge>>&
   return result;
 }
 
+// Runs `config.threads` independent trees (root parallelism) and sums their root visit counts
+// and values.
+// `stop` may end the search early (see NeverStop); the result is then incomplete. An evaluator
+// (MctsEvaluator) makes it PUCT; the threads share it.
 template <GameEngine G, class Stop = NeverStop, class Evaluator = NoEvaluator>
 MctsResult mcts_search(const G& game, const typename G::State& root, const MctsConfig& config,
                        Stop&& stop = Stop{}, Evaluator* evaluator = nullptr) {
