@@ -174,6 +174,7 @@ def test_make_bot_random():
     ("mcts:10:dirichlet_alpha=0.3", "give evaluator= too"),
     ("mcts:10:evaluator=evaluators:uniform:dirichlet_alpha=x", "option dirichlet_alpha must be a number, got 'x'"),
     ("mcts:10:evaluator=evaluators:uniform:dirichlet_alpha=0.3:dirichlet_fraction=2", "dirichlet_fraction must be"),
+    ("mcts:10:evaluator=evaluators:uniform:dirichlet_fraction=0.5", "give dirichlet_alpha too"),
     ("mcts:10:batch=4", "give evaluator= too"),
     ("mcts:10:evaluator=evaluators:uniform_batch:batch=many", "option batch must be an int, got 'many'"),
     ("mcts:10:evaluator=evaluators", "evaluator must be given as module.path:name, got 'evaluators'"),

@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -1163,6 +1164,18 @@ def test_mcts_search_many_checks_its_states_and_raises_evaluator_errors():
         with pytest.raises(error, match=message):
             bot.search_many(states)
     assert calls == [] and bot.search_many([]) == [] and calls == []
+
+    class MadeOnRequest(Sequence):  # a sequence holding no states: each one made as asked
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, i):
+            if i >= 3:
+                raise IndexError(i)
+            return game.new_initial_state(seed=i)
+
+    made = game._mcts_many(MadeOnRequest(), 10, 1, [1, 2, 3])  # the engine's own entry point
+    assert made == game._mcts_many([game.new_initial_state(seed=i) for i in range(3)], 10, 1, [1, 2, 3])
     explicit = meeple.load("harmonies", chance="explicit")
     with pytest.raises(ValueError, match=r"states\[0\]: the state is a chance node"):
         MCTS(explicit, simulations=5).search_many([explicit.new_initial_state()])
@@ -1182,6 +1195,8 @@ def test_mcts_root_noise_arguments_are_checked():
     uniform = (lambda s: (np.ones(20), np.zeros(2)))
     with pytest.raises(ValueError, match="give evaluator= too"):
         MCTS(game, dirichlet_alpha=0.3)
+    with pytest.raises(ValueError, match="give dirichlet_alpha too"):  # not silently noiseless
+        MCTS(game, evaluator=uniform, dirichlet_fraction=0.5)
     for alpha, error, message in [(0, ValueError, "dirichlet_alpha must be a finite number > 0.0, got 0"),
                                   (-1.0, ValueError, "> 0.0"), (np.nan, ValueError, "> 0.0"),
                                   (True, TypeError, "must be a number"), ("0.3", TypeError, "must be a number")]:
@@ -1190,13 +1205,19 @@ def test_mcts_root_noise_arguments_are_checked():
     for fraction in (-0.1, 1.5, np.inf):
         with pytest.raises(ValueError, match="dirichlet_fraction must be a finite number >= 0.0 and <= 1.0"):
             MCTS(game, evaluator=uniform, dirichlet_alpha=0.3, dirichlet_fraction=fraction)
-    tiny = MCTS(game, simulations=5, evaluator=uniform, dirichlet_alpha=1e-4, dirichlet_fraction=1.0)
-    tiny.step(state)  # most draws are too small for a double: still a distribution
-    assert np.isfinite(list(tiny.last_priors.values())).all() and sum(tiny.last_priors.values()) == pytest.approx(1)
+    k = len(state.legal_actions())
+    for alpha in (1e-4, 1e-300, 1e-320):  # draws too small for a double, then even their logs (-inf)
+        for seed in range(20):
+            tiny = MCTS(game, simulations=5, seed=seed, evaluator=uniform, dirichlet_alpha=alpha, dirichlet_fraction=1.0)
+            tiny.step(state)
+            priors = np.array(list(tiny.last_priors.values()))
+            assert np.isfinite(priors).all() and priors.sum() == pytest.approx(1) and len(priors) == k
+            assert sum(tiny.last_visits.values()) == 5
+            if alpha < 1e-300:  # all the noise on one action, as Dirichlet's limit
+                assert sorted(priors)[-2:] == [0.0, 1.0]
     plain = MCTS(game, simulations=50, seed=2, evaluator=uniform, dirichlet_alpha=0.3, dirichlet_fraction=0.0)
     noiseless = MCTS(game, simulations=50, seed=2, evaluator=uniform)
     assert plain.step(state) == noiseless.step(state) and plain.last_visits == noiseless.last_visits
-    k = len(state.legal_actions())
     assert list(plain.last_priors.values()) == pytest.approx([1 / k] * k)
     unguided = MCTS(game, simulations=50, seed=2)
     unguided.step(state)

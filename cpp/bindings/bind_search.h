@@ -892,7 +892,7 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
             std::vector<typename G::State> roots;  // copies: another Python thread may change the states
             std::shared_ptr<const G> game;
             for (size_t i = 0; i < seeds.size(); ++i) {
-              const py::handle item = states[i];
+              const py::object item = states[i];  // owned: a sequence may make its items as asked
               if (!py::isinstance<StateWrapper>(item))
                 throw py::type_error("states[" + std::to_string(i) + "] is " + Py_TYPE(item.ptr())->tp_name +
                                      ", not a state of this game");

@@ -47,8 +47,9 @@ struct MctsRootEdge {
 };
 
 // The log of a Gamma(alpha, 1) draw, alpha > 0 (Marsaglia and Tsang's method), written out
-// rather than std::gamma_distribution so that a seed gives the same draws with every standard
-// library. The log: with a small alpha a draw is often too small for a double.
+// rather than std::gamma_distribution, whose algorithm differs from one standard library to the
+// next. The log: with a small alpha a draw is often too small for a double (and below alpha =
+// 1e-308 or so, even its log: -inf).
 inline double log_gamma_draw(Rng& rng, double alpha) {
   double boost = 0;
   if (alpha < 1) {  // Gamma(alpha) = Gamma(alpha + 1) * U^(1/alpha)
@@ -352,6 +353,10 @@ class MctsTree {
     double noise[G::kMaxActions];
     double top = -HUGE_VAL, sum = 0;
     for (int k = 0; k < count; ++k) top = std::max(top, noise[k] = log_gamma_draw(rng_, config_.noise_alpha));
+    if (top == -HUGE_VAL) {  // every log -inf (a tiny alpha): all on one action, Dirichlet's limit as alpha -> 0
+      std::fill(noise, noise + count, -HUGE_VAL);
+      top = noise[rng_.uniform(static_cast<uint32_t>(count))] = 0;
+    }
     for (int k = 0; k < count; ++k) sum += noise[k] = std::exp(noise[k] - top);
     const double f = config_.noise_fraction;
     for (int k = 0; k < count; ++k) leaf.priors[k] = (1 - f) * leaf.priors[k] + f * noise[k] / sum;

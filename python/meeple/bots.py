@@ -209,7 +209,8 @@ class MCTS(BaseBot):
 
     def __init__(self, game: Any, simulations: int = 1000, threads: int = 1, seed: int | None = None,
                  c: float = 1.4, evaluator: Callable[[Any], tuple[Any, Any]] | None = None,
-                 batch: int | None = None, dirichlet_alpha: float | None = None, dirichlet_fraction: float = 0.25):
+                 batch: int | None = None, dirichlet_alpha: float | None = None,
+                 dirichlet_fraction: float | None = None):
         self.game = _arguments.engine_game(game, "MCTS")
         self.simulations = _arguments.int_in_range("simulations", simulations, 1, _arguments.MAX_INT32)
         self.threads = _arguments.threads(threads)
@@ -226,7 +227,10 @@ class MCTS(BaseBot):
             raise ValueError("dirichlet_alpha is noise on an evaluator's root priors: give evaluator= too")
         self.dirichlet_alpha = None if dirichlet_alpha is None else _arguments.finite_number(
             "dirichlet_alpha", dirichlet_alpha, 0.0, above=True)
-        self.dirichlet_fraction = _arguments.finite_number("dirichlet_fraction", dirichlet_fraction, 0.0, high=1.0)
+        if dirichlet_fraction is not None and dirichlet_alpha is None:
+            raise ValueError("dirichlet_fraction is the share of dirichlet_alpha's noise: give dirichlet_alpha too")
+        self.dirichlet_fraction = _arguments.finite_number(
+            "dirichlet_fraction", 0.25 if dirichlet_fraction is None else dirichlet_fraction, 0.0, high=1.0)
         self.evaluator = evaluator
         self._rng = random.Random(_arguments.optional_seed(seed))
         self.last_visits: dict[int, int] = {}
@@ -291,6 +295,8 @@ class SearchResult:
     visits, its mean return for the root's mover (visited actions only) and, with an evaluator,
     the prior the search used; as `MCTS.step` leaves them in `last_visits`, `last_values` and
     `last_priors`."""
+    __hash__ = None  # type: ignore[assignment]  # it holds dicts
+
     action: int
     visits: dict[int, int]
     values: dict[int, float]
