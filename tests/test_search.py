@@ -1208,7 +1208,8 @@ def test_mcts_root_noise_arguments_are_checked():
     k = len(state.legal_actions())
     for alpha in (1e-4, 1e-300, 1e-320):  # draws too small for a double, then even their logs (-inf)
         for seed in range(20):
-            tiny = MCTS(game, simulations=5, seed=seed, evaluator=uniform, dirichlet_alpha=alpha, dirichlet_fraction=1.0)
+            tiny = MCTS(game, simulations=5, seed=seed, evaluator=uniform, dirichlet_alpha=alpha,
+                        dirichlet_fraction=1.0)
             tiny.step(state)
             priors = np.array(list(tiny.last_priors.values()))
             assert np.isfinite(priors).all() and priors.sum() == pytest.approx(1) and len(priors) == k
