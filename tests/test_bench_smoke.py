@@ -20,7 +20,9 @@ def test_quick_bench_prints_every_row():
     elapsed = time.perf_counter() - t0
     text = out.getvalue()
 
-    assert elapsed < 30, f"quick bench took {elapsed:.1f} s"  # ~1 s normally; generous for slow CI
+    # A guard against a quick run that is not quick (a calibration gone wrong), not a speed test:
+    # 5-15 s on a 2-core machine, 37 s once on a CI run sharing its 2 cores with other work.
+    assert elapsed < 120, f"quick bench took {elapsed:.1f} s"
     for key in ("cpu", "cores", "python", "numpy", "meeple", "open_spiel"):
         assert key in results.machine
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
