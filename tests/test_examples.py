@@ -1,38 +1,16 @@
 """The scripts in examples/ run, find what they claim, and plug into the command line as bots."""
 from __future__ import annotations
 
-import importlib
-import os
 import random
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 import meeple
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "examples"
-
-
-def _run(*argv: str) -> str:
-    """Runs `python argv...` from the repository root with this meeple and examples/ importable."""
-    path = os.pathsep.join([str(Path(meeple.__file__).resolve().parents[1]), str(ROOT)])
-    done = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, PYTHONPATH=path, OPENBLAS_NUM_THREADS="1"))
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout
-
-
-def _example(name: str):
-    """The module examples/<name>.py, imported."""
-    sys.path.insert(0, str(EXAMPLES))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.remove(str(EXAMPLES))
+from example_scripts import EXAMPLES
+from example_scripts import example as _example
+from example_scripts import run as _run
 
 
 def test_alpha_beta_beats_random():
