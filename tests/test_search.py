@@ -748,6 +748,34 @@ def test_mcts_policy_is_the_root_visit_shares(name):
     for a in range(game.num_distinct_actions()):
         assert policy[a] == np.float32(bot.last_visits.get(a, 0) / total)
     assert policy[action] == policy.max() and policy[state.legal_actions_mask() == 0].sum() == 0
+    assert np.array_equal(bot.last_policy(temperature=1), policy)
+    visits = np.array([bot.last_visits.get(a, 0) for a in range(game.num_distinct_actions())], dtype=float)
+    for temperature in (0.25, 0.5, 2.0):  # shares as visits ** (1 / T)
+        expected = visits ** (1 / temperature) / (visits ** (1 / temperature)).sum()
+        assert np.allclose(bot.last_policy(temperature=temperature), expected, atol=1e-6)
+    assert np.flatnonzero(bot.last_policy(temperature=0)).tolist() == [action]  # all on step's choice
+    coldest = bot.last_policy(temperature=1e-320)  # 1 / T overflows: shared by the most visited
+    assert np.array_equal(np.flatnonzero(coldest), np.flatnonzero(visits == visits.max()))
+    result = MCTS(game, simulations=60, threads=2, seed=3).search_many([state])[0]
+    assert np.array_equal(result.policy(), policy) and np.array_equal(result.policy(temperature=0.5),
+                                                                      bot.last_policy(temperature=0.5))
+    assert np.flatnonzero(result.policy(temperature=0)).tolist() == [result.action] == [action]
+    for bad, error in ((-1, ValueError), (np.inf, ValueError), ("hot", TypeError)):
+        with pytest.raises(error, match="temperature must be"):
+            bot.last_policy(temperature=bad)
+
+
+def test_mcts_policy_at_temperature_0_breaks_ties_as_step_does():
+    """Tied most visited actions: temperature 0 picks the lowest id, the action MCTS plays."""
+    from meeple.bots import visit_shares
+    assert np.flatnonzero(visit_shares({4: 7, 2: 7, 9: 3}, 10, temperature=0)).tolist() == [2]
+    game = meeple.load("abacuachego")
+    state = game.new_initial_state(seed=1)
+    k = len(state.legal_actions())
+    bot = MCTS(game, simulations=2 * k, seed=1, evaluator=lambda s: (np.ones(20), np.zeros(2)))
+    action = bot.step(state)  # uniform priors, equal values: every action visited twice
+    assert set(bot.last_visits.values()) == {2} and action == min(bot.last_visits)
+    assert np.flatnonzero(bot.last_policy(temperature=0)).tolist() == [action]
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -266,12 +266,14 @@ class MCTS(BaseBot):
             return {}
         return {"dirichlet_alpha": self.dirichlet_alpha, "dirichlet_fraction": self.dirichlet_fraction}
 
-    def last_policy(self) -> np.ndarray:
+    def last_policy(self, temperature: float = 1.0) -> np.ndarray:
         """The root visit counts of the last `step` as shares (float32, one per action id of the
-        game, summing to 1; 0 for actions not visited, illegal ones included)."""
+        game, summing to 1; 0 for actions not visited, illegal ones included). With a
+        `temperature` T the shares go as visits ** (1 / T) (AlphaZero's move choice in
+        self-play): T < 1 sharpens them, T = 0 puts all on the action `step` returned."""
         if not self.last_visits:
             raise ValueError("no search yet: call step(state) first")
-        return visit_shares(self.last_visits, self.game.num_distinct_actions())
+        return visit_shares(self.last_visits, self.game.num_distinct_actions(), temperature)
 
     def last_value(self) -> float:
         """The mean return, for the player to move at the root, of the last `step`'s simulations
@@ -303,9 +305,10 @@ class SearchResult:
     priors: dict[int, float]
     num_actions: int  # the game's num_distinct_actions(): the length of policy()
 
-    def policy(self) -> np.ndarray:
-        """The visit shares over all action ids (float32, summing to 1), as `MCTS.last_policy`."""
-        return visit_shares(self.visits, self.num_actions)
+    def policy(self, temperature: float = 1.0) -> np.ndarray:
+        """The visit shares over all action ids (float32, summing to 1), with `temperature` as in
+        `MCTS.last_policy` (0: all on `action`)."""
+        return visit_shares(self.visits, self.num_actions, temperature)
 
     def value(self) -> float:
         """The mean return of the simulations for the root's mover, as `MCTS.last_value`."""
@@ -317,11 +320,19 @@ def _mean_value(visits: Mapping[int, int], values: Mapping[int, float]) -> float
     return sum(values[a] * visits[a] for a in values) / sum(visits[a] for a in values)
 
 
-def visit_shares(visits: Mapping[int, int], num_actions: int) -> np.ndarray:
+def visit_shares(visits: Mapping[int, int], num_actions: int, temperature: float = 1.0) -> np.ndarray:
     """Visit counts {action: visits} (not all 0) as shares over action ids 0..num_actions-1
-    (float32, summing to 1; 0 for actions not listed)."""
+    (float32, summing to 1; 0 for actions not listed), in proportion to visits ** (1 / temperature);
+    temperature 0: all on the most visited action (the lowest id of those tied, as MCTS chooses)."""
+    temperature = _arguments.finite_number("temperature", temperature, 0.0)
     shares = np.zeros(num_actions, dtype=np.float64)
     shares[list(visits)] = list(visits.values())
+    if temperature == 0:
+        best = int(np.argmax(shares))  # the first of the most visited
+        shares[:] = 0
+        shares[best] = 1
+    elif temperature != 1:
+        shares = (shares / shares.max()) ** (1 / temperature)  # scaled first: no overflow for a small T
     return (shares / shares.sum()).astype(np.float32)
 
 
