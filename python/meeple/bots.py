@@ -371,8 +371,8 @@ def _mcts_bot(argument: str | None, game: Any, seed: int | None) -> Bot:
         try:
             given[key] = _MCTS_OPTIONS[key](value)
         except ValueError as e:
-            kind = {"c": "a number", "threads": "an int", "batch": "an int", "dirichlet_alpha": "a number",
-                    "dirichlet_fraction": "a number"}.get(key)
+            kinds: dict[Any, str] = {float: "a number", int: "an int"}
+            kind = kinds.get(_MCTS_OPTIONS[key])  # None: the evaluator's import failed
             raise ValueError(f"bot 'mcts' option {key} must be {kind}, got {value!r} in 'mcts:{argument}'"
                              if kind else f"bot 'mcts' option {key}: {e}") from None
     return MCTS(game, simulations=simulations, seed=seed, **given)
