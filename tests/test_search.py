@@ -1213,6 +1213,17 @@ def test_mcts_search_many_checks_its_states_and_raises_evaluator_errors():
 
     with pytest.raises(KeyError, match="the network is gone"):
         MCTS(game, simulations=10, evaluator=fails, batch=2).search_many([state, state])
+    twin = meeple.load("abacuachego")  # equal to `game`, another object: its states are searched too
+    games_seen = set()
+
+    def seen(states):
+        games_seen.update(id(s.game) for s in states)
+        return uniform(states)
+
+    searching = MCTS(game, simulations=10, seed=1, evaluator=seen, batch=2)
+    searching.search_many([twin.new_initial_state(seed=1), state])
+    searching.step(twin.new_initial_state(seed=2))
+    assert games_seen == {id(game)}  # the evaluator's states are of the bot's game
     as_tuple, as_list = (MCTS(game, simulations=10, seed=1, evaluator=uniform, batch=2) for _ in range(2))
     assert as_tuple.search_many((state, state)) == as_list.search_many([state, state])  # any sequence
 

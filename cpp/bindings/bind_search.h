@@ -857,9 +857,10 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
           py::arg("masks") = true, py::arg("packed") = false, py::arg("observation_shape") = std::vector<int64_t>{})
       .def(
           "_mcts",
-          [](const G& g, const StateWrapper& s, py::object simulations, py::object threads, uint64_t seed,
-             double exploration, py::object evaluator, py::object batch, double noise_alpha,
+          [](const std::shared_ptr<G>& game, const StateWrapper& s, py::object simulations, py::object threads,
+             uint64_t seed, double exploration, py::object evaluator, py::object batch, double noise_alpha,
              double noise_fraction) {
+            const G& g = *game;
             check_root<Traits>(g, s, "");
             MctsConfig config =
                 mcts_config(simulations, threads, exploration, evaluator, batch, noise_alpha, noise_fraction);
@@ -869,7 +870,7 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
             MctsResult result;
             if (!evaluator.is_none()) {
               result = guided_search<G, StateWrapper>(
-                  s.game, evaluator, batch, interrupt,
+                  game, evaluator, batch, interrupt,  // the evaluator's states are of this game
                   [&](auto& stop, auto* guide) { return mcts_search(g, root, config, stop, guide); });
             } else {
               ReleasedGil release;
@@ -883,14 +884,14 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
           py::arg("dirichlet_alpha") = 0.3, py::arg("dirichlet_fraction") = 0.0)
       .def(
           "_mcts_many",
-          [](const G& g, const py::sequence& states, py::object simulations, py::object threads,
-             const std::vector<uint64_t>& seeds, double exploration, py::object evaluator, py::object batch,
-             double noise_alpha, double noise_fraction) {
+          [](const std::shared_ptr<G>& game, const py::sequence& states, py::object simulations,
+             py::object threads, const std::vector<uint64_t>& seeds, double exploration, py::object evaluator,
+             py::object batch, double noise_alpha, double noise_fraction) {
+            const G& g = *game;
             if (static_cast<size_t>(py::len(states)) != seeds.size())
               throw py::value_error("one seed a state: got " + std::to_string(seeds.size()) + " seeds for " +
                                     std::to_string(py::len(states)) + " states");
             std::vector<typename G::State> roots;  // copies: another Python thread may change the states
-            std::shared_ptr<const G> game;
             for (size_t i = 0; i < seeds.size(); ++i) {
               const py::object item = states[i];  // owned: a sequence may make its items as asked
               if (!py::isinstance<StateWrapper>(item))
@@ -899,7 +900,6 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
               const StateWrapper& s = item.cast<const StateWrapper&>();
               check_root<Traits>(g, s, "states[" + std::to_string(i) + "]: ");
               roots.push_back(s.state);
-              if (!game) game = s.game;
             }
             MctsConfig config =
                 mcts_config(simulations, threads, exploration, evaluator, batch, noise_alpha, noise_fraction);

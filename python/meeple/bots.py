@@ -157,10 +157,10 @@ class MCTS(BaseBot):
 
     `evaluator` (a function, e.g. around a network) makes the search PUCT, AlphaZero style:
     ``evaluator(state)`` is called once for the root and then once a simulation, at the new leaf
-    it reaches if that is a decision node, with a copy of the state (with implicit chance a
-    determinisation of it, which may differ from the real future; when no child of a node is
-    legal in a simulation's determinisation, the state there is evaluated instead and only its
-    values are used). It returns ``(priors, values)``: ``priors`` an array of
+    it reaches if that is a decision node, with a copy of the state, of the bot's `game` (with
+    implicit chance a determinisation of it, which may differ from the real future; when no
+    child of a node is legal in a simulation's determinisation, the state there is evaluated
+    instead and only its values are used). It returns ``(priors, values)``: ``priors`` an array of
     ``num_distinct_actions()`` real numbers >= 0 (only the legal actions' count; they are
     renormalised over them, uniform if all are 0) and ``values`` an array of ``num_players()``
     finite real numbers, each player's expected return (in the units of ``returns()``), which
