@@ -789,6 +789,30 @@ auto guided_search(std::shared_ptr<const G> game, const py::object& evaluator, c
   return result;
 }
 
+// The searches of _mcts and _mcts_many, roots[i]'s seeded seeds[i]. With an evaluator, in
+// lockstep on this thread (mcts_search_many); without, UCT (mcts_search) one root after another
+// with the GIL released, each on config.threads trees. Ctrl-C is raised here.
+template <GameEngine G, class StateWrapper>
+std::vector<MctsResult> search_roots(const std::shared_ptr<const G>& game, const std::vector<typename G::State>& roots,
+                                     const std::vector<uint64_t>& seeds, MctsConfig config,
+                                     const py::object& evaluator, const py::object& batch) {
+  PythonInterrupt interrupt;
+  std::vector<MctsResult> results;
+  if (!evaluator.is_none()) {
+    results = guided_search<G, StateWrapper>(
+        game, evaluator, batch, interrupt,  // the evaluator's states are of this game
+        [&](auto& stop, auto* guide) { return mcts_search_many(*game, roots, seeds, config, stop, guide); });
+  } else {
+    ReleasedGil release;
+    for (size_t i = 0; i < roots.size() && !interrupt(0); ++i) {
+      config.seed = seeds[i];
+      results.push_back(mcts_search(*game, roots[i], config, interrupt));
+    }
+  }
+  interrupt.raise_if_interrupted();
+  return results;
+}
+
 // (best action, visits, values, priors): values the mean return of the root's mover, visited
 // actions only; priors PUCT's only (`guided`).
 inline py::tuple result_tuple(const MctsResult& result, bool guided) {
@@ -860,24 +884,13 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
           [](const std::shared_ptr<G>& game, const StateWrapper& s, py::object simulations, py::object threads,
              uint64_t seed, double exploration, py::object evaluator, py::object batch, double noise_alpha,
              double noise_fraction) {
-            const G& g = *game;
-            check_root<Traits>(g, s, "");
-            MctsConfig config =
+            check_root<Traits>(*game, s, "");
+            const MctsConfig config =
                 mcts_config(simulations, threads, exploration, evaluator, batch, noise_alpha, noise_fraction);
-            config.seed = seed;
-            const typename G::State root = s.state;  // another Python thread may change s meanwhile
-            PythonInterrupt interrupt;
-            MctsResult result;
-            if (!evaluator.is_none()) {
-              result = guided_search<G, StateWrapper>(
-                  game, evaluator, batch, interrupt,  // the evaluator's states are of this game
-                  [&](auto& stop, auto* guide) { return mcts_search(g, root, config, stop, guide); });
-            } else {
-              ReleasedGil release;
-              result = mcts_search(g, root, config, interrupt);
-            }
-            interrupt.raise_if_interrupted();
-            return result_tuple(result, !evaluator.is_none());
+            // a copy of the state: another Python thread may change s meanwhile
+            const std::vector<MctsResult> results =
+                search_roots<G, StateWrapper>(game, {s.state}, {seed}, config, evaluator, batch);
+            return result_tuple(results.at(0), !evaluator.is_none());
           },
           py::arg("state"), py::arg("simulations"), py::arg("threads") = 1, py::arg("seed") = 0,
           py::arg("c") = 1.4, py::arg("evaluator") = py::none(), py::arg("batch") = py::none(),
@@ -887,7 +900,6 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
           [](const std::shared_ptr<G>& game, const py::sequence& states, py::object simulations,
              py::object threads, const std::vector<uint64_t>& seeds, double exploration, py::object evaluator,
              py::object batch, double noise_alpha, double noise_fraction) {
-            const G& g = *game;
             if (static_cast<size_t>(py::len(states)) != seeds.size())
               throw py::value_error("one seed a state: got " + std::to_string(seeds.size()) + " seeds for " +
                                     std::to_string(py::len(states)) + " states");
@@ -898,25 +910,13 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
                 throw py::type_error("states[" + std::to_string(i) + "] is " + Py_TYPE(item.ptr())->tp_name +
                                      ", not a state of this game");
               const StateWrapper& s = item.cast<const StateWrapper&>();
-              check_root<Traits>(g, s, "states[" + std::to_string(i) + "]: ");
+              check_root<Traits>(*game, s, "states[" + std::to_string(i) + "]: ");
               roots.push_back(s.state);
             }
-            MctsConfig config =
+            const MctsConfig config =
                 mcts_config(simulations, threads, exploration, evaluator, batch, noise_alpha, noise_fraction);
-            PythonInterrupt interrupt;
-            std::vector<MctsResult> results;
-            if (!evaluator.is_none()) {
-              results = guided_search<G, StateWrapper>(
-                  game, evaluator, batch, interrupt,
-                  [&](auto& stop, auto* guide) { return mcts_search_many(g, roots, seeds, config, stop, guide); });
-            } else {  // no evaluator calls to gather: one root after another, each on `threads` trees
-              ReleasedGil release;
-              for (size_t i = 0; i < roots.size() && !interrupt(0); ++i) {
-                config.seed = seeds[i];
-                results.push_back(mcts_search(g, roots[i], config, interrupt));
-              }
-            }
-            interrupt.raise_if_interrupted();
+            const std::vector<MctsResult> results =
+                search_roots<G, StateWrapper>(game, roots, seeds, config, evaluator, batch);
             py::list out;
             for (const MctsResult& result : results) out.append(result_tuple(result, !evaluator.is_none()));
             return out;

@@ -7,7 +7,7 @@
 //   from the state's own generator (the default in meeple) is handled by determinisation: every
 //   simulation reseeds a copy of the root (game.reseed), so the search cannot peek at the future;
 //   children that are illegal in a simulation's determinisation are skipped.
-// - Root parallelism: each thread grows its own tree from its own seed; root visit counts are
+// - Root parallelism (UCT): each thread grows its own tree from its own seed; root visit counts are
 //   summed and the most visited action is played.
 // - Many roots (mcts_search_many, PUCT): one tree per root, grown in lockstep so that each call of
 //   the evaluator values the leaves of all the trees.
@@ -115,16 +115,13 @@ class MctsTree {
   MctsTree(const G& game, const MctsConfig& config, uint64_t seed, Evaluator* evaluator = nullptr)
       : game_(game), config_(config), rng_(seed), evaluator_(evaluator) {}
 
-  // Runs the simulations, or fewer if `stop(thread)` answers true (see NeverStop).
+  // UCT: runs the simulations, or fewer if `stop(thread)` answers true (see NeverStop). PUCT
+  // searches through search_guided.
   template <class Stop = NeverStop>
+    requires(!kGuided)
   void search(const State& root, Stop&& stop = Stop{}, int thread = 0) {
-    if constexpr (kGuided) {
-      MctsTree* self = this;
-      search_guided(&self, &root, 1, stop, thread);
-    } else {
-      clear();
-      for (int i = 0; i < config_.simulations && !stop(thread); ++i) simulate(root);
-    }
+    clear();
+    for (int i = 0; i < config_.simulations && !stop(thread); ++i) simulate(root);
   }
 
   // PUCT on `count` trees (one root each, the same config and evaluator) in lockstep: each round
@@ -468,17 +465,15 @@ inline MctsResult merge_root_edges(const std::vector<std::vector<MctsRootEdge>>&
   return result;
 }
 
-// Runs `config.threads` independent trees (root parallelism) and sums their root visit counts
-// and values.
-// `stop` may end the search early (see NeverStop); the result is then incomplete. An evaluator
-// (MctsEvaluator) makes it PUCT; the threads share it.
-template <GameEngine G, class Stop = NeverStop, class Evaluator = NoEvaluator>
-MctsResult mcts_search(const G& game, const typename G::State& root, const MctsConfig& config,
-                       Stop&& stop = Stop{}, Evaluator* evaluator = nullptr) {
+// UCT: runs `config.threads` independent trees (root parallelism) and sums their root visit
+// counts and values.
+// `stop` may end the search early (see NeverStop); the result is then incomplete.
+template <GameEngine G, class Stop = NeverStop>
+MctsResult mcts_search(const G& game, const typename G::State& root, const MctsConfig& config, Stop&& stop = Stop{}) {
   const int threads = std::max(1, config.threads);
   std::vector<std::vector<MctsRootEdge>> edges(static_cast<size_t>(threads));
   auto run = [&](int t) {
-    MctsTree<G, Evaluator> tree(game, config, derive_seed(config.seed, static_cast<uint64_t>(t)), evaluator);
+    MctsTree<G> tree(game, config, derive_seed(config.seed, static_cast<uint64_t>(t)));
     tree.search(root, stop, t);
     tree.root_edges(edges[static_cast<size_t>(t)]);
   };
@@ -486,9 +481,10 @@ MctsResult mcts_search(const G& game, const typename G::State& root, const MctsC
   return merge_root_edges(edges, static_cast<int64_t>(config.simulations) * threads);
 }
 
-// PUCT searches of many roots, roots[i] searched as mcts_search would with config.seed = seeds[i]
-// (one thread), the evaluator called once a round for the leaves of all the trees (see
-// MctsTree::search_guided): for evaluators that value batches (a network on a GPU, say).
+// PUCT (an MctsEvaluator) from many roots, one tree each, roots[i]'s seeded derive_seed(seeds[i],
+// 0) as mcts_search seeds its first thread; the evaluator called once a round for the leaves of all
+// the trees (see MctsTree::search_guided): for evaluators that value batches (a network on a GPU,
+// say). One root is the search of one position.
 template <GameEngine G, class Stop, class Evaluator>
 std::vector<MctsResult> mcts_search_many(const G& game, const std::vector<typename G::State>& roots,
                                          const std::vector<uint64_t>& seeds, const MctsConfig& config, Stop&& stop,
