@@ -813,6 +813,77 @@ std::vector<MctsResult> search_roots(const std::shared_ptr<const G>& game, const
   return results;
 }
 
+// The trees an MCTS bot with reuse_tree=True keeps from one search to the next (meeple.bots.MCTS
+// holds one): the next search from a position they lead to goes on from its subtree (see
+// MctsTree::reroot). Only a complete search is kept: one stopped by Ctrl-C or by its evaluator's
+// error is dropped. One search at a time: another one meanwhile (from another Python thread,
+// or from inside its evaluator) is refused.
+template <GameEngine G, class StateWrapper>
+struct KeptTrees {
+  using UctTree = MctsTree<G>;
+  using GuidedTree = MctsTree<G, PythonEvaluator<G, StateWrapper>>;
+
+  explicit KeptTrees(std::shared_ptr<const G> g) : game(std::move(g)) {}
+
+  std::shared_ptr<const G> game;
+  std::optional<typename G::State> root;  // the position of the last complete search
+  std::vector<UctTree> uct;
+  std::vector<GuidedTree> guided;
+  int64_t reused = 0;  // the last search's root visits kept from the search before it
+  bool searching = false;  // read and written with the GIL held
+
+  void clear() {
+    root.reset();
+    uct.clear();
+    guided.clear();
+    reused = 0;
+  }
+
+  MctsResult search(const typename G::State& next, uint64_t seed, const MctsConfig& config,
+                    const py::object& evaluator, const py::object& batch) {
+    if (searching)
+      throw py::value_error("this MCTS bot (reuse_tree=True) is searching already: it searches one position at "
+                            "a time (not from another thread, nor from its evaluator)");
+    searching = true;
+    struct Done {
+      bool& flag;
+      ~Done() { flag = false; }
+    } done{searching};
+    const bool is_guided = !evaluator.is_none();
+    const size_t count = is_guided ? 1 : static_cast<size_t>(config.threads);
+    std::optional<typename G::State> previous;
+    previous.swap(root);  // kept again only if this search completes
+    if ((is_guided ? guided.size() : uct.size()) != count) {
+      clear();
+      previous.reset();
+      for (size_t t = 0; t < count; ++t)
+        if (is_guided) guided.emplace_back(*game, config, 0);
+        else uct.emplace_back(*game, config, 0);
+    }
+    reused = 0;
+    PythonInterrupt interrupt;
+    MctsResult result;
+    if (is_guided) {
+      result = guided_search<G, StateWrapper>(game, evaluator, batch, interrupt, [&](auto& stop, auto* guide) {
+        GuidedTree* tree = &guided[0];
+        tree->prepare(config, derive_seed(seed, 0), guide);
+        if (previous) reused = tree->reroot(*previous, next);
+        return std::move(mcts_search_many_trees(&tree, &next, 1, stop)[0]);
+      });
+    } else {
+      ReleasedGil release;
+      for (size_t t = 0; t < count; ++t) {
+        uct[t].prepare(config, derive_seed(seed, t));
+        if (previous) reused += uct[t].reroot(*previous, next);
+      }
+      result = mcts_search_trees(uct, next, interrupt);
+    }
+    interrupt.raise_if_interrupted();
+    root = next;
+    return result;
+  }
+};
+
 // (best action, visits, values, priors): values the mean return of the root's mover, visited
 // actions only; priors PUCT's only (`guided`).
 inline py::tuple result_tuple(const MctsResult& result, bool guided) {
@@ -829,6 +900,13 @@ template <GameEngine G, class Traits, class StateWrapper, class GameClass, class
 void bind_search(py::module_& m, const std::string& prefix, GameClass& game_class,
                  StateClass& /*state_class*/) {
   using V = VectorEnv<G>;
+  using Kept = KeptTrees<G, StateWrapper>;
+  py::class_<Kept>(m, (prefix + "MctsTrees").c_str())
+      .def_readonly("reused", &Kept::reused)
+      .def("clear", [](Kept& kept) {
+        if (kept.searching) throw py::value_error("the trees are being searched: clear them after the search");
+        kept.clear();
+      });
   py::class_<V>(m, (prefix + "Vector").c_str())
       .def("size", &V::size)
       .def("reset", [](V& v, const py::object& seed) {
@@ -883,18 +961,23 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
           "_mcts",
           [](const std::shared_ptr<G>& game, const StateWrapper& s, py::object simulations, py::object threads,
              uint64_t seed, double exploration, py::object evaluator, py::object batch, double noise_alpha,
-             double noise_fraction) {
+             double noise_fraction, py::object kept) {
             check_root<Traits>(*game, s, "");
             const MctsConfig config =
                 mcts_config(simulations, threads, exploration, evaluator, batch, noise_alpha, noise_fraction);
+            const bool guided = !evaluator.is_none();
             // a copy of the state: another Python thread may change s meanwhile
-            const std::vector<MctsResult> results =
-                search_roots<G, StateWrapper>(game, {s.state}, {seed}, config, evaluator, batch);
-            return result_tuple(results.at(0), !evaluator.is_none());
+            if (kept.is_none())
+              return result_tuple(search_roots<G, StateWrapper>(game, {s.state}, {seed}, config, evaluator, batch).at(0),
+                                  guided);
+            Kept& trees = kept.cast<Kept&>();
+            if (trees.game != game) throw py::value_error("kept: the trees of another game");
+            return result_tuple(trees.search(typename G::State(s.state), seed, config, evaluator, batch), guided);
           },
           py::arg("state"), py::arg("simulations"), py::arg("threads") = 1, py::arg("seed") = 0,
           py::arg("c") = 1.4, py::arg("evaluator") = py::none(), py::arg("batch") = py::none(),
-          py::arg("dirichlet_alpha") = 0.3, py::arg("dirichlet_fraction") = 0.0)
+          py::arg("dirichlet_alpha") = 0.3, py::arg("dirichlet_fraction") = 0.0, py::arg("kept") = py::none())
+      .def("_mcts_trees", [](const std::shared_ptr<G>& game) { return std::make_unique<Kept>(game); })
       .def(
           "_mcts_many",
           [](const std::shared_ptr<G>& game, const py::sequence& states, py::object simulations,

@@ -11,6 +11,8 @@
 //   summed and the most visited action is played.
 // - Many roots (mcts_search_many, PUCT): one tree per root, grown in lockstep so that each call of
 //   the evaluator values the leaves of all the trees.
+// - Tree reuse (MctsTree::reroot): a tree kept after a search goes on from the subtree of the next
+//   position searched, when that is exact (see reroot).
 #pragma once
 
 #include <algorithm>
@@ -120,7 +122,7 @@ class MctsTree {
   template <class Stop = NeverStop>
     requires(!kGuided)
   void search(const State& root, Stop&& stop = Stop{}, int thread = 0) {
-    clear();
+    if (!take_kept()) clear();
     for (int i = 0; i < config_.simulations && !stop(thread); ++i) simulate(root);
   }
 
@@ -136,8 +138,8 @@ class MctsTree {
     std::vector<MctsLeaf<G>*> pending;
     for (int t = 0; t < count; ++t) trees[t]->start_guided(roots[t], pending);
     if (stop(thread)) return;
-    // the roots' priors first, so that every simulation visits a root child
-    evaluator(pending.data(), static_cast<int>(pending.size()));
+    // the roots' priors first (kept roots have theirs), so that every simulation visits a root child
+    if (!pending.empty()) evaluator(pending.data(), static_cast<int>(pending.size()));
     for (int t = 0; t < count; ++t) trees[t]->expand_root();
     const int batch = std::max(1, std::min(config.batch, config.simulations));
     for (int done = 0; done < config.simulations && !stop(thread);) {
@@ -149,6 +151,45 @@ class MctsTree {
       done += round;
     }
   }
+
+  // New settings, generator and evaluator for the next search; a kept tree (reroot) keeps its nodes.
+  void prepare(const MctsConfig& config, uint64_t seed, Evaluator* evaluator = nullptr) {
+    config_ = config;
+    rng_ = Rng(seed);
+    evaluator_ = evaluator;
+  }
+
+  // Tree reuse: after a search from `root`, keeps the subtree of `next` for the next search, which
+  // then adds its simulations to that subtree's statistics instead of starting over. `next` is
+  // `root` itself, or a position the tree's actions lead to from `root` (as many as their move
+  // numbers differ). Kept only when it is exact:
+  //  - no position on the way depends on implicit chance (replayed under two other generators, see
+  //    game.reseed): the subtree's statistics would mix in draws other than the one made. Explicit
+  //    chance outcomes are nodes of their own, so the subtree of the outcome drawn is exact.
+  //  - the node was expanded, with `next`'s legal actions as its children.
+  // Returns the kept root's children's visits, 0 if nothing is kept (the next search starts over).
+  int64_t reroot(const State& root, const State& next) {
+    keep_ = false;
+    const int depth = game_.move_number(next) - game_.move_number(root);
+    if (nodes_.empty() || depth < 0) return 0;
+    std::vector<Action> path;
+    const int32_t found = depth == 0 ? (root == next ? 0 : -1) : find(0, root, next, depth, path);
+    if (found < 0 || nodes_[found].first_child < 0 || !children_are_legal(found, next) ||
+        !independent_of_chance(root, next, path))
+      return 0;
+    if (found == 0) {
+      if (!root_priors_.empty())  // noise is drawn afresh for each search: undo the last one's
+        for (int c = 0; c < nodes_[0].num_children; ++c) nodes_[nodes_[0].first_child + c].weight = root_priors_[c];
+    } else {
+      keep_subtree(found);
+    }
+    keep_ = true;
+    int64_t visits = 0;
+    for (int c = 0; c < nodes_[0].num_children; ++c) visits += nodes_[nodes_[0].first_child + c].visits;
+    return visits;
+  }
+
+  int simulations() const { return config_.simulations; }
 
   // The root's children: action, visits and summed returns of the root's mover.
   void root_edges(std::vector<MctsRootEdge>& out) const {
@@ -217,6 +258,7 @@ class MctsTree {
   }
 
   void clear() {
+    root_priors_.clear();
     nodes_.clear();
     nodes_.reserve(static_cast<size_t>(config_.simulations) * 2 + 64);
     nodes_.push_back(Node{});
@@ -305,8 +347,10 @@ class MctsTree {
   // The phases of search_guided. The tree starts again, with its root (a determinisation of it)
   // as the leaf to value first.
   void start_guided(const State& root, std::vector<MctsLeaf<G>*>& pending) {
-    clear();
     leaves_.resize(static_cast<size_t>(std::max(1, std::min(config_.batch, config_.simulations))));
+    resumed_ = take_kept();
+    if (resumed_) return;  // the kept root is expanded already
+    clear();
     State s = root;
     if constexpr (kReseeds) game_.reseed(s, rng_.next());
     int leaves = 0;
@@ -314,9 +358,8 @@ class MctsTree {
   }
 
   void expand_root() {
-    MctsLeaf<G>& leaf = leaves_[0];
-    if (config_.noise_fraction > 0) add_noise(leaf);
-    add_children(0, leaf.state, leaf.legal, leaf.priors);
+    if (!resumed_) add_children(0, leaves_[0].state, leaves_[0].legal, leaves_[0].priors);
+    if (config_.noise_fraction > 0) add_root_noise();
   }
 
   // `count` simulations down to their leaves, which are added to `pending`.
@@ -343,10 +386,13 @@ class MctsTree {
     }
   }
 
-  // priors = (1 - f) priors + f noise, the noise drawn from Dirichlet(alpha) over the legal
-  // actions (normalised Gamma(alpha) draws, scaled by the largest in logs).
-  void add_noise(MctsLeaf<G>& leaf) {
-    const int count = leaf.legal.size();
+  // The root children's priors become (1 - f) priors + f noise, the noise drawn from
+  // Dirichlet(alpha) over them (normalised Gamma(alpha) draws, scaled by the largest in logs); the
+  // priors without noise are kept in root_priors_ (reroot to the same root restores them).
+  void add_root_noise() {
+    const Node& root = nodes_[0];
+    const int count = root.num_children;
+    Node* children = nodes_.data() + root.first_child;
     double noise[G::kMaxActions];
     double top = -HUGE_VAL, sum = 0;
     for (int k = 0; k < count; ++k) top = std::max(top, noise[k] = log_gamma_draw(rng_, config_.noise_alpha));
@@ -356,7 +402,11 @@ class MctsTree {
     }
     for (int k = 0; k < count; ++k) sum += noise[k] = std::exp(noise[k] - top);
     const double f = config_.noise_fraction;
-    for (int k = 0; k < count; ++k) leaf.priors[k] = (1 - f) * leaf.priors[k] + f * noise[k] / sum;
+    root_priors_.resize(static_cast<size_t>(count));
+    for (int k = 0; k < count; ++k) {
+      root_priors_[k] = children[k].weight;
+      children[k].weight = (1 - f) * children[k].weight + f * noise[k] / sum;
+    }
   }
 
   // One simulation down to its leaf, the path given a virtual loss; a leaf to value is added to
@@ -420,6 +470,100 @@ class MctsTree {
     else return false;
   }
 
+  bool take_kept() {
+    const bool kept = keep_;
+    keep_ = false;
+    return kept;
+  }
+
+  // reroot's search: the visited node `depth` actions below `node` (in position s) whose position
+  // is `target`, or -1; `path` gets the actions to it.
+  int32_t find(int32_t node, const State& s, const State& target, int depth, std::vector<Action>& path) const {
+    if (game_.is_terminal(s)) return -1;
+    const Node& n = nodes_[node];
+    const bool chance = is_chance(s);
+    for (int c = 0; c < n.num_children; ++c) {
+      const int32_t index = n.first_child + c;
+      const Action action = nodes_[index].action;
+      if (nodes_[index].visits == 0 || !(chance ? is_outcome(s, action) : game_.is_legal(s, action))) continue;
+      State t = s;
+      game_.apply_action(t, action);
+      path.push_back(action);
+      const int32_t found = depth == 1 ? (t == target ? index : -1) : find(index, t, target, depth - 1, path);
+      if (found >= 0) return found;
+      path.pop_back();
+    }
+    return -1;
+  }
+
+  bool is_outcome(const State& s, Action action) const {
+    FixedList<ChanceOutcome, G::kMaxChanceOutcomes> outcomes;
+    game_.chance_outcomes(s, outcomes);
+    for (const ChanceOutcome& o : outcomes)
+      if (o.outcome == action) return o.probability > 0;
+    return false;
+  }
+
+  bool children_are_legal(int32_t node, const State& s) const {
+    ActionList<G::kMaxActions> legal, children;
+    game_.legal_actions(s, legal);
+    const Node& n = nodes_[node];
+    if (n.num_children != legal.size()) return false;
+    for (int c = 0; c < n.num_children; ++c) children.push_back(nodes_[n.first_child + c].action);
+    std::sort(legal.begin(), legal.end());
+    std::sort(children.begin(), children.end());
+    return std::equal(legal.begin(), legal.end(), children.begin());
+  }
+
+  // Whether `path` from `root` reaches `next` under any generator (two others tried), i.e. no
+  // implicit chance draw on the way made a difference.
+  bool independent_of_chance(const State& root, const State& next, const std::vector<Action>& path) const {
+    if constexpr (!kReseeds) {
+      return true;
+    } else {
+      State a = root, b = root;
+      game_.reseed(a, 0x9e3779b97f4a7c15ULL);
+      game_.reseed(b, 0xd1b54a32d192ed03ULL);
+      if (a == b) return true;  // reseeding changes nothing: chance is explicit (or absent)
+      State expected = next;
+      game_.reseed(expected, 1);
+      for (State* s : {&a, &b}) {
+        for (Action action : path) {
+          if (game_.is_terminal(*s) || !game_.is_legal(*s, action)) return false;
+          game_.apply_action(*s, action);
+        }
+        game_.reseed(*s, 1);
+        if (!(*s == expected)) return false;
+      }
+      return true;
+    }
+  }
+
+  // The subtree of `node` becomes the tree (node 0 its root), breadth first.
+  void keep_subtree(int32_t node) {
+    std::vector<Node> kept;
+    std::vector<int32_t> source;  // kept[i] is nodes_[source[i]]
+    kept.push_back(nodes_[node]);
+    kept[0].value = 0;  // a root's own edge is not chosen by anyone
+    kept[0].action = -1;
+    kept[0].mover = -1;
+    source.push_back(node);
+    for (size_t i = 0; i < kept.size(); ++i) {
+      const Node& from = nodes_[source[i]];
+      if (from.first_child < 0) {
+        kept[i].first_child = -1;
+        continue;
+      }
+      kept[i].first_child = static_cast<int32_t>(kept.size());
+      for (int32_t c = 0; c < from.num_children; ++c) {
+        kept.push_back(nodes_[from.first_child + c]);
+        source.push_back(from.first_child + c);
+      }
+    }
+    nodes_.swap(kept);
+    root_priors_.clear();
+  }
+
   void back_up(const double* returns) {
     for (int32_t index : path_) {
       Node& n = nodes_[index];
@@ -437,6 +581,9 @@ class MctsTree {
   std::vector<MctsLeaf<G>> leaves_;  // PUCT: the leaves of a batch
   std::vector<Descent> descents_;    // PUCT: the batch's simulations
   std::vector<int32_t> paths_;       // PUCT: their paths, one after another
+  std::vector<double> root_priors_;  // PUCT with noise: the root children's priors without it
+  bool keep_ = false;                // reroot kept the tree for the next search
+  bool resumed_ = false;             // PUCT: this search goes on from a kept root
 };
 
 // The result of trees' root edges: visits and values summed by action, the most visited action.
@@ -465,20 +612,44 @@ inline MctsResult merge_root_edges(const std::vector<std::vector<MctsRootEdge>>&
   return result;
 }
 
-// UCT: runs `config.threads` independent trees (root parallelism) and sums their root visit
-// counts and values.
-// `stop` may end the search early (see NeverStop); the result is then incomplete.
-template <GameEngine G, class Stop = NeverStop>
-MctsResult mcts_search(const G& game, const typename G::State& root, const MctsConfig& config, Stop&& stop = Stop{}) {
-  const int threads = std::max(1, config.threads);
-  std::vector<std::vector<MctsRootEdge>> edges(static_cast<size_t>(threads));
-  auto run = [&](int t) {
-    MctsTree<G> tree(game, config, derive_seed(config.seed, static_cast<uint64_t>(t)));
+// UCT on `trees` (one a thread, prepared: see MctsTree::prepare), root parallel: their root visit
+// counts and values summed. `stop` may end the search early (see NeverStop); the result is then
+// incomplete.
+template <GameEngine G, class Stop>
+MctsResult mcts_search_trees(std::vector<MctsTree<G>>& trees, const typename G::State& root, Stop&& stop) {
+  const int threads = static_cast<int>(trees.size());
+  std::vector<std::vector<MctsRootEdge>> edges(trees.size());
+  run_on_threads(threads, [&](int t) {
+    MctsTree<G>& tree = trees[static_cast<size_t>(t)];
     tree.search(root, stop, t);
     tree.root_edges(edges[static_cast<size_t>(t)]);
-  };
-  run_on_threads(threads, run);
-  return merge_root_edges(edges, static_cast<int64_t>(config.simulations) * threads);
+  });
+  return merge_root_edges(edges, static_cast<int64_t>(trees.empty() ? 0 : trees[0].simulations()) * threads);
+}
+
+// UCT: `config.threads` independent trees (root parallelism), thread t's seeded
+// derive_seed(config.seed, t).
+template <GameEngine G, class Stop = NeverStop>
+MctsResult mcts_search(const G& game, const typename G::State& root, const MctsConfig& config, Stop&& stop = Stop{}) {
+  std::vector<MctsTree<G>> trees;  // their nodes are allocated by their own threads, as they search
+  for (int t = 0; t < std::max(1, config.threads); ++t)
+    trees.emplace_back(game, config, derive_seed(config.seed, static_cast<uint64_t>(t)));
+  return mcts_search_trees(trees, root, stop);
+}
+
+// PUCT on `count` prepared trees, trees[i] searching from roots[i], in lockstep (see
+// MctsTree::search_guided).
+template <GameEngine G, class Stop, class Evaluator>
+std::vector<MctsResult> mcts_search_many_trees(MctsTree<G, Evaluator>* const* trees, const typename G::State* roots,
+                                               int count, Stop&& stop) {
+  MctsTree<G, Evaluator>::search_guided(trees, roots, count, stop, 0);
+  std::vector<MctsResult> results;
+  for (int i = 0; i < count; ++i) {
+    std::vector<std::vector<MctsRootEdge>> edges(1);
+    trees[i]->root_edges(edges[0]);
+    results.push_back(merge_root_edges(edges, trees[i]->simulations()));
+  }
+  return results;
 }
 
 // PUCT (an MctsEvaluator) from many roots, one tree each, roots[i]'s seeded derive_seed(seeds[i],
@@ -495,14 +666,7 @@ std::vector<MctsResult> mcts_search_many(const G& game, const std::vector<typena
   trees.reserve(roots.size());
   for (size_t i = 0; i < roots.size(); ++i) trees.emplace_back(game, config, derive_seed(seeds[i], 0), evaluator);
   for (Tree& tree : trees) pointers.push_back(&tree);
-  Tree::search_guided(pointers.data(), roots.data(), static_cast<int>(roots.size()), stop, 0);
-  std::vector<MctsResult> results;
-  for (const Tree& tree : trees) {
-    std::vector<std::vector<MctsRootEdge>> edges(1);
-    tree.root_edges(edges[0]);
-    results.push_back(merge_root_edges(edges, config.simulations));
-  }
-  return results;
+  return mcts_search_many_trees(pointers.data(), roots.data(), static_cast<int>(roots.size()), stop);
 }
 
 }  // namespace meeple

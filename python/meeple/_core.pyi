@@ -11,12 +11,15 @@ SANITIZED: bool
 AbacuachegoGame: Any
 AbacuachegoState: Any
 AbacuachegoVector: Any
+AbacuachegoMctsTrees: Any
 HarmoniesGame: Any
 HarmoniesState: Any
 HarmoniesVector: Any
+HarmoniesMctsTrees: Any
 ImperialHarvestGame: Any
 ImperialHarvestState: Any
 ImperialHarvestVector: Any
+ImperialHarvestMctsTrees: Any
 
 def harmonies_score_board(*args: Any, **kwargs: Any) -> Any: ...
 def _cross_core_round_trip_ns(*args: Any, **kwargs: Any) -> Any: ...
