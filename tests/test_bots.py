@@ -160,8 +160,9 @@ def test_make_bot_random():
     ("random:3", "takes no argument"),
     ("mcts:many", "takes a number of simulations"),
     ("mcts:0", "simulations must be an int in 1.."),
-    ("mcts:10:depth=3", "options are c=C, threads=T, evaluator=module.path:function, batch=B, dirichlet_alpha=A "
-                        "and dirichlet_fraction=F"),
+    ("mcts:10:depth=3", "options are c=C, threads=T, evaluator=module.path:function, batch=B, dirichlet_alpha=A, "
+                        "dirichlet_fraction=F and reuse_tree=1"),
+    ("mcts:10:reuse_tree=maybe", "option reuse_tree must be 1 or 0 (true or false), got 'maybe'"),
     ("mcts:10:c", "options are c=C, threads=T, evaluator"),
     ("mcts:10:c=1:c=2", "option c given twice"),
     ("mcts:10:c=wide", "option c must be a number, got 'wide'"),
@@ -169,8 +170,9 @@ def test_make_bot_random():
     ("mcts:10:c=nan", "c must be a finite number"),
     ("mcts:10:c=-1", "c must be a finite number"),
     ("mcts:10:threads=0", "threads must be an int in 1.."),
-    ("nope", "unknown bot 'nope'; expected one of: random, mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:"
-             "function[:batch=B][:dirichlet_alpha=A[:dirichlet_fraction=F]]], module.path:ClassName"),
+    ("nope", "unknown bot 'nope'; expected one of: random, mcts:ITERATIONS[:c=C][:threads=T][:reuse_tree=1]"
+             "[:evaluator=module.path:function[:batch=B][:dirichlet_alpha=A[:dirichlet_fraction=F]]], "
+             "module.path:ClassName"),
     ("mcts:10:dirichlet_alpha=0.3", "give evaluator= too"),
     ("mcts:10:evaluator=evaluators:uniform:dirichlet_alpha=x", "option dirichlet_alpha must be a number, got 'x'"),
     ("mcts:10:evaluator=evaluators:uniform:dirichlet_alpha=0.3:dirichlet_fraction=2", "dirichlet_fraction must be"),
@@ -204,6 +206,9 @@ def test_make_bot_mcts_options():
     assert vars(make_bot("mcts:7", ABACUACHEGO)).items() >= {"c": 1.4, "threads": 1, "simulations": 7}.items()
     state = ABACUACHEGO.new_initial_state()
     assert bot.step(state) == other.step(state) and sum(bot.last_visits.values()) == 100
+    assert not bot.reuse_tree
+    for flag, expected in (("1", True), ("True", True), ("yes", True), ("0", False), ("false", False)):
+        assert make_bot(f"mcts:50:reuse_tree={flag}", ABACUACHEGO).reuse_tree is expected
 
 
 def test_make_bot_mcts_with_an_evaluator_by_name():

@@ -193,6 +193,18 @@ class MCTS(BaseBot):
     per call, as in `step`). Each root is searched exactly as `step` would search it, one after
     another: it returns a `SearchResult` per state.
 
+    ``reuse_tree=True`` keeps the search tree (each thread's) from one `step` to the next: when
+    the next position is one the tree reached (after the bot's move and the others' replies, or
+    the same position searched again), its subtree's statistics are kept and `simulations` more
+    are added to them, so `last_visits` counts both; `last_reused` gives the visits kept (0 when
+    the search started over). Kept only when that is exact: not across a draw of implicit chance
+    (the statistics there mix outcomes other than the one drawn; explicit chance outcomes are
+    nodes of their own and are kept through), and only if the node's children are the
+    position's legal actions. `restart()` (called before each game of `play_game`) drops the
+    tree; `search_many` searches afresh and leaves it. A bot that keeps its tree searches one
+    position at a time (a second search meanwhile, from another thread or from its evaluator,
+    raises ValueError).
+
     >>> import meeple
     >>> game = meeple.load("abacuachego")
     >>> bot = MCTS(game, simulations=200, seed=1)
@@ -210,7 +222,7 @@ class MCTS(BaseBot):
     def __init__(self, game: Any, simulations: int = 1000, threads: int = 1, seed: int | None = None,
                  c: float = 1.4, evaluator: Callable[[Any], tuple[Any, Any]] | None = None,
                  batch: int | None = None, dirichlet_alpha: float | None = None,
-                 dirichlet_fraction: float | None = None):
+                 dirichlet_fraction: float | None = None, reuse_tree: bool = False):
         self.game = _arguments.engine_game(game, "MCTS")
         self.simulations = _arguments.int_in_range("simulations", simulations, 1, _arguments.MAX_INT32)
         self.threads = _arguments.threads(threads)
@@ -231,8 +243,13 @@ class MCTS(BaseBot):
             raise ValueError("dirichlet_fraction is the share of dirichlet_alpha's noise: give dirichlet_alpha too")
         self.dirichlet_fraction = _arguments.finite_number(
             "dirichlet_fraction", 0.25 if dirichlet_fraction is None else dirichlet_fraction, 0.0, high=1.0)
+        if not isinstance(reuse_tree, (bool, np.bool_)):
+            raise TypeError(f"reuse_tree must be True or False, got {reuse_tree!r}")
+        self.reuse_tree = bool(reuse_tree)
         self.evaluator = evaluator
         self._rng = random.Random(_arguments.optional_seed(seed))
+        self._kept = self.game._mcts_trees() if self.reuse_tree else None  # type: ignore[attr-defined]
+        self.last_reused = 0
         self.last_visits: dict[int, int] = {}
         self.last_values: dict[int, float] = {}
         self.last_priors: dict[int, float] = {}
@@ -242,9 +259,15 @@ class MCTS(BaseBot):
         _arguments.state_of(self.game, state)
         search = self.game._mcts  # type: ignore[attr-defined]  # each engine Game has it
         action, visits, values, priors = search(state, self.simulations, self.threads, self._rng.getrandbits(64),
-                                                self.c, self.evaluator, self.batch, **self._noise())
+                                                self.c, self.evaluator, self.batch, **self._noise(), kept=self._kept)
         self.last_visits, self.last_values, self.last_priors = visits, values, priors
+        self.last_reused = 0 if self._kept is None else self._kept.reused
         return int(action)
+
+    def restart(self) -> None:
+        """A new game: a kept tree (reuse_tree=True) is dropped."""
+        if self._kept is not None:
+            self._kept.clear()
 
     def search_many(self, states: Sequence[Any]) -> list[SearchResult]:
         """A `SearchResult` for each of `states` (decision nodes of this game), each searched as
@@ -288,6 +311,7 @@ class MCTS(BaseBot):
         guided += "" if self.batch is None else f", batch={self.batch}"
         if self.dirichlet_alpha is not None:
             guided += f", dirichlet_alpha={self.dirichlet_alpha}, dirichlet_fraction={self.dirichlet_fraction}"
+        guided += ", reuse_tree=True" if self.reuse_tree else ""
         return f"MCTS(simulations={self.simulations}, threads={self.threads}, c={self.c}{guided})"
 
 
@@ -337,11 +361,19 @@ def visit_shares(visits: Mapping[int, int], num_actions: int, temperature: float
 
 
 # mcts:ITERATIONS:c=C:threads=T:evaluator=module.path:function:batch=B
+def _flag(text: str) -> bool:
+    """A yes/no option of a bot spec: 1/0, true/false, yes/no (any case)."""
+    answer = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}.get(text.lower())
+    if answer is None:
+        raise ValueError(text)
+    return answer
+
+
 _MCTS_OPTIONS: dict[str, Callable[[str], Any]] = {
     "c": float, "threads": int, "evaluator": lambda path: _import_attribute(path, "evaluator"), "batch": int,
-    "dirichlet_alpha": float, "dirichlet_fraction": float}
-_MCTS_FORMS = ("c=C, threads=T, evaluator=module.path:function, batch=B, dirichlet_alpha=A and "
-               "dirichlet_fraction=F")
+    "dirichlet_alpha": float, "dirichlet_fraction": float, "reuse_tree": _flag}
+_MCTS_FORMS = ("c=C, threads=T, evaluator=module.path:function, batch=B, dirichlet_alpha=A, "
+               "dirichlet_fraction=F and reuse_tree=1")
 
 
 def _mcts_bot(argument: str | None, game: Any, seed: int | None) -> Bot:
@@ -371,7 +403,7 @@ def _mcts_bot(argument: str | None, game: Any, seed: int | None) -> Bot:
         try:
             given[key] = _MCTS_OPTIONS[key](value)
         except ValueError as e:
-            kinds: dict[Any, str] = {float: "a number", int: "an int"}
+            kinds: dict[Any, str] = {float: "a number", int: "an int", _flag: "1 or 0 (true or false)"}
             kind = kinds.get(_MCTS_OPTIONS[key])  # None: the evaluator's import failed
             raise ValueError(f"bot 'mcts' option {key} must be {kind}, got {value!r} in 'mcts:{argument}'"
                              if kind else f"bot 'mcts' option {key}: {e}") from None
@@ -381,7 +413,7 @@ def _mcts_bot(argument: str | None, game: Any, seed: int | None) -> Bot:
 # name -> (spec form, factory); adding a built-in bot is one entry.
 BUILTIN_BOTS: dict[str, tuple[str, BotFactory]] = {
     "random": ("random", _random_bot),
-    "mcts": ("mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:function[:batch=B]"
+    "mcts": ("mcts:ITERATIONS[:c=C][:threads=T][:reuse_tree=1][:evaluator=module.path:function[:batch=B]"
              "[:dirichlet_alpha=A[:dirichlet_fraction=F]]]", _mcts_bot),
 }
 
@@ -392,8 +424,8 @@ def make_bot(spec: str, game: Any, seed: int | None = None) -> Bot:
     """The bot named by `spec`: ``random``, ``mcts:ITERATIONS`` (options ``:c=C`` for the
     exploration constant, ``:threads=T``, and ``:evaluator=module.path:function``, an evaluator
     imported by name, which makes the search PUCT, with ``:batch=B`` for one that takes lists of
-    states and ``:dirichlet_alpha=A[:dirichlet_fraction=F]`` for root noise (see MCTS); e.g.
-    ``mcts:1000:c=2:threads=2``) or
+    states and ``:dirichlet_alpha=A[:dirichlet_fraction=F]`` for root noise; ``:reuse_tree=1``
+    keeps the tree from move to move (see MCTS); e.g. ``mcts:1000:c=2:threads=2``) or
     ``module.path:ClassName``.
 
     Raises ValueError (with the accepted forms) for an unknown or malformed spec.

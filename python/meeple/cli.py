@@ -10,8 +10,8 @@
     meeple bench --quick                               throughput benchmarks (meeple.bench)
 
 GAME is a name or ``name(key=value,...)``; ``-p key=value`` adds parameters. Bots are named by
-spec: ``random``, ``mcts:ITERATIONS[:c=C][:threads=T][:evaluator=module.path:function[:batch=B]
-[:dirichlet_alpha=A[:dirichlet_fraction=F]]]`` or ``module.path:ClassName`` (see `meeple.bots`).
+spec: ``random``, ``mcts:ITERATIONS[:c=C][:threads=T][:reuse_tree=1][:evaluator=module.path:function
+[:batch=B][:dirichlet_alpha=A[:dirichlet_fraction=F]]]`` or ``module.path:ClassName`` (see `meeple.bots`).
 
 Each subcommand is a function ``_cmd_<name>(args) -> exit code``. Bad arguments raise `UsageError`,
 which `main` reports argparse-style on stderr with exit code 2.
@@ -47,11 +47,12 @@ PLAYER_NAMES: dict[str, tuple[str, ...]] = {
 }
 
 BOT_SPECS = """bot specs: random
-  | mcts:ITERATIONS[:c=C][:threads=T]
+  | mcts:ITERATIONS[:c=C][:threads=T][:reuse_tree=1]
          [:evaluator=module.path:function[:batch=B][:dirichlet_alpha=A[:dirichlet_fraction=F]]]
   | module.path:ClassName
   An evaluator (state -> (priors, values)) makes the search PUCT, AlphaZero style (meeple.bots.MCTS);
-  dirichlet_alpha adds noise to its root priors (self-play exploration).
+  dirichlet_alpha adds noise to its root priors (self-play exploration); reuse_tree=1 keeps the
+  search tree from one move to the next.
   Your own bot: a class with step(state) -> action in an importable module, called as
   ClassName(game, seed=...), ClassName(game), ClassName(seed=...) or ClassName(), the first it accepts
   (ClassName(game) for a parameter named game, and none named seed)

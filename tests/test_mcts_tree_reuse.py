@@ -1,0 +1,251 @@
+"""MCTS(reuse_tree=True): the tree kept from one search to the next, on every game."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import meeple
+from meeple.bots import MCTS, play_game
+from games import choose_random
+
+VARIANTS = [("abacuachego", {}), ("harmonies", {}), ("harmonies", {"chance": "explicit", "players": 3}),
+            ("imperial_harvest", {}), ("imperial_harvest", {"teams": "draft", "setup": "interactive"})]
+
+
+def _one_ply_root():
+    """A root whose children all end the game (max_plies=1): a search there draws no random
+    number after the root's expansion, so its visits follow from the visits so far alone."""
+    game = meeple.load("abacuachego", max_plies=1)
+    state = game.new_initial_state(seed=0)
+    legal = [int(a) for a in state.legal_actions()]
+    weights = np.zeros(game.num_distinct_actions())
+    weights[legal] = np.sqrt(np.arange(len(legal)) + 2.0)  # distinct priors: no ties to break
+    return game, state, weights
+
+
+@pytest.mark.parametrize("guided", [False, True])
+def test_searching_the_same_position_again_goes_on_with_the_same_search(guided):
+    """Two searches of 150 from one root, the tree kept, are one search of 300: the same visits
+    and values (UCT and PUCT; the first search's seed is the same, the second's draws nothing)."""
+    game, state, weights = _one_ply_root()
+    evaluator = (lambda s: (weights, np.zeros(2))) if guided else None
+    kept = MCTS(game, simulations=150, seed=5, evaluator=evaluator, reuse_tree=True)
+    kept.step(state)
+    assert kept.last_reused == 0
+    kept.step(state)
+    assert kept.last_reused == 150 and sum(kept.last_visits.values()) == 300
+    once = MCTS(game, simulations=300, seed=5, evaluator=evaluator)
+    once.step(state)
+    assert kept.last_visits == once.last_visits
+    assert kept.last_values == pytest.approx(once.last_values)
+    assert kept.last_priors == pytest.approx(once.last_priors)
+
+
+def test_root_noise_is_drawn_afresh_not_added_to_the_last_searchs():
+    """Searching one root again mixes new noise into the evaluator's priors, not into the noisy
+    priors of the search before: each prior stays >= (1 - f) of the evaluator's."""
+    game, state, weights = _one_ply_root()
+    prior = {a: weights[a] / weights.sum() for a in map(int, state.legal_actions())}
+    bot = MCTS(game, simulations=20, seed=2, evaluator=lambda s: (weights, np.zeros(2)), dirichlet_alpha=0.03,
+               dirichlet_fraction=0.5, reuse_tree=True)
+    seen = []
+    for k in range(6):
+        bot.step(state)
+        assert bot.last_reused == 20 * k
+        assert sum(bot.last_priors.values()) == pytest.approx(1.0)
+        assert all(bot.last_priors[a] >= 0.5 * prior[a] - 1e-12 for a in prior), bot.last_priors
+        seen.append(max(bot.last_priors, key=bot.last_priors.get))
+    assert len(set(seen)) > 1  # the noise was drawn again (alpha = 0.03: nearly all on one action)
+
+
+@pytest.mark.parametrize("name", ["abacuachego", "imperial_harvest"])
+def test_the_subtree_of_the_move_played_is_kept(name):
+    """Games without chance: after the move searched, the next search (by the same bot, for the
+    next player) keeps the child's subtree: its children's visits, which are the child's visits
+    but the one that reached it first (that one rolled out from it)."""
+    game = meeple.load(name)
+    bot = MCTS(game, simulations=200, seed=3, reuse_tree=True)
+    state = game.new_initial_state(seed=1)
+    kept = 0
+    for _ in range(30):
+        action = bot.step(state)
+        child_visits = bot.last_visits[action]
+        state.apply_action(action)
+        if state.is_terminal():
+            break
+        bot.step(state)
+        assert bot.last_reused == (child_visits - 1 if child_visits > 1 else 0)
+        assert sum(bot.last_visits.values()) == bot.last_reused + 200
+        kept += bot.last_reused > 0
+        state.apply_action(choose_random(state, random.Random(len(bot.last_visits))))  # searched, not played
+        if state.is_terminal():
+            break
+    assert kept >= 20
+
+
+def _replays_without_chance(previous, actions, state):
+    """Whether `actions` from `previous` reach `state` whatever the generator's draws (two other
+    seeds tried): no draw of implicit chance on the way made a difference."""
+    target = state.clone()
+    target.reseed(1)
+    for seed in (11, 12):
+        replay = previous.clone()
+        replay.reseed(seed)
+        for action in actions:
+            replay.apply_action(action)
+        replay.reseed(1)
+        if replay != target:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("name, params", VARIANTS)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_kept_trees_in_random_games(name, params, threads):
+    """A bot that keeps its tree, searching every decision of random games: each search counts the
+    visits kept and its own (`simulations` a thread), over exactly the legal actions; a tree is
+    kept across random replies (the tree reached them) but never across a draw of implicit chance
+    (Harmonies' refills)."""
+    game = meeple.load(name, **params)
+    bot = MCTS(game, simulations=60, seed=7, threads=threads, reuse_tree=True)
+    implicit = name == "harmonies" and params.get("chance", "implicit") == "implicit"
+    kept_across = {"chance": 0, "no chance": 0}
+    for seed in range(3):
+        rng = random.Random(seed)
+        bot.restart()
+        state = game.new_initial_state(seed=seed)
+        previous, since = None, []
+        while not state.is_terminal() and state.move_number() < 120:
+            if state.is_chance_node() or rng.random() < 0.5:
+                since.append(choose_random(state, rng))
+                state.apply_action(since[-1])
+                continue
+            action = bot.step(state)
+            legal = {int(a) for a in state.legal_actions()}
+            assert set(bot.last_visits) == legal and action in legal
+            assert sum(bot.last_visits.values()) == bot.last_reused + 60 * threads
+            if previous is None:
+                assert bot.last_reused == 0  # after restart()
+            else:
+                if implicit:
+                    drawn = not _replays_without_chance(previous, since, state)
+                else:
+                    drawn = any(s.is_chance_node() for s in _positions(previous, since))
+                if implicit and drawn:
+                    assert bot.last_reused == 0
+                kept_across["chance" if drawn else "no chance"] += bot.last_reused > 0
+            previous, since = state.clone(), [action]
+            state.apply_action(action)
+    assert kept_across["no chance"] > 0
+    if implicit:
+        assert kept_across["chance"] == 0
+
+
+def test_explicit_chance_outcomes_are_kept_through():
+    """With explicit chance each outcome is a node of its own: after the turn's last move and the
+    refill's draws (the likeliest outcome each time), the next player's search keeps the subtree
+    of that outcome path (20,000 simulations through the one legal move: the path was reached)."""
+    game = meeple.load("harmonies", chance="explicit")
+    state, rng = game.new_initial_state(seed=1), random.Random(0)
+    while state.is_chance_node() or not all(state.child(a).is_chance_node() for a in state.legal_actions()):
+        state.apply_action(choose_random(state, rng))
+    bot = MCTS(game, simulations=20_000, seed=4, reuse_tree=True)
+    state.apply_action(bot.step(state))
+    draws = 0
+    while state.is_chance_node():
+        state.apply_action(max(state.chance_outcomes(), key=lambda outcome: outcome[1])[0])
+        draws += 1
+    bot.step(state)
+    assert draws >= 2 and bot.last_reused > 0
+
+
+def _positions(start, actions):
+    """The positions from `start` before each of `actions`."""
+    state = start.clone()
+    for action in actions:
+        yield state.clone()
+        state.apply_action(action)
+
+
+def test_restart_and_a_failed_search_drop_the_tree():
+    game = meeple.load("abacuachego")
+    state = game.new_initial_state(seed=0)
+    bot = MCTS(game, simulations=50, seed=1, reuse_tree=True)
+    bot.step(state)
+    bot.restart()
+    bot.step(state)
+    assert bot.last_reused == 0
+    bot.step(state)
+    assert bot.last_reused == 50
+
+    calls = []
+
+    def failing(s):
+        calls.append(s)
+        if len(calls) == 70:  # in the second search
+            raise RuntimeError("network down")
+        return np.ones(game.num_distinct_actions()), np.zeros(2)
+
+    guided = MCTS(game, simulations=50, seed=1, evaluator=failing, reuse_tree=True)
+    guided.step(state)
+    with pytest.raises(RuntimeError, match="network down"):
+        guided.step(state)
+    guided.step(state)
+    assert guided.last_reused == 0  # the stopped search's tree, half backed up, was not kept
+
+
+def test_a_bot_that_keeps_its_tree_searches_one_position_at_a_time():
+    """A search started from inside the bot's own evaluator is refused (the tree is in use); the
+    outer search then raises that error, and the bot still works."""
+    game = meeple.load("abacuachego")
+    state = game.new_initial_state(seed=0)
+    bot = None
+
+    def reentrant(s):
+        bot.step(s)
+        return np.ones(game.num_distinct_actions()), np.zeros(2)
+
+    bot = MCTS(game, simulations=20, seed=1, evaluator=reentrant, reuse_tree=True)
+    with pytest.raises(ValueError, match="searching already: it searches one position at a time"):
+        bot.step(state)
+    bot.evaluator = lambda s: (np.ones(game.num_distinct_actions()), np.zeros(2))
+    bot.step(state)
+    bot.step(state)
+    assert bot.last_reused == 20
+
+
+def test_changed_settings_and_search_many_leave_a_consistent_tree():
+    game = meeple.load("imperial_harvest")
+    state = game.new_initial_state(seed=0)
+    bot = MCTS(game, simulations=40, seed=1, reuse_tree=True)
+    bot.step(state)
+    bot.search_many([state, state])  # searches afresh, the kept tree left alone
+    bot.step(state)
+    assert bot.last_reused == 40
+    bot.threads = 2  # other trees: started over
+    bot.step(state)
+    assert bot.last_reused == 0 and sum(bot.last_visits.values()) == 80
+    bot.step(state)
+    assert bot.last_reused == 80
+    bot.simulations = 10
+    bot.step(state)
+    assert bot.last_reused == 160 and sum(bot.last_visits.values()) == 180
+    bot.evaluator = lambda s: (np.ones(game.num_distinct_actions()), np.zeros(game.num_players()))
+    bot.threads = 1
+    bot.step(state)  # an evaluator's tree: started over
+    assert bot.last_reused == 0 and sum(bot.last_visits.values()) == 10
+    with pytest.raises(TypeError, match="reuse_tree must be True or False"):
+        MCTS(game, reuse_tree="yes")
+    assert "reuse_tree=True" in repr(bot)
+
+
+@pytest.mark.parametrize("name, params", VARIANTS)
+def test_bots_that_keep_their_trees_play_whole_games(name, params):
+    """play_game restarts the bots before each game: a tree never outlives its game."""
+    game = meeple.load(name, **params)
+    bots = [MCTS(game, simulations=30, seed=seat, reuse_tree=True) for seat in range(game.num_players())]
+    for seed in range(2):
+        record = play_game(game, bots, seed=seed)
+        assert len(record.actions) > 0
