@@ -25,22 +25,38 @@ def _one_ply_root():
     return game, state, weights
 
 
+def _continued(bot_of, state, search_many):
+    """The results of searching `state` twice with reuse_tree (150 simulations each), and of one
+    search of 300 without: a step each, or with search_many two places holding it."""
+    kept, once = bot_of(150, True), bot_of(300, False)
+    if not search_many:
+        kept.step(state)
+        assert kept.last_reused == 0
+        kept.step(state)
+        assert kept.last_reused == 150 and sum(kept.last_visits.values()) == 300
+        once.step(state)
+        return [(kept.last_visits, kept.last_values, kept.last_priors)], [
+            (once.last_visits, once.last_values, once.last_priors)]
+    assert [r.reused for r in kept.search_many([state, state])] == [0, 0]
+    again = kept.search_many([state, state])
+    assert [r.reused for r in again] == [150, 150] and all(sum(r.visits.values()) == 300 for r in again)
+    return [(r.visits, r.values, r.priors) for r in again], [(r.visits, r.values, r.priors)
+                                                             for r in once.search_many([state, state])]
+
+
+@pytest.mark.parametrize("search_many", [False, True])
 @pytest.mark.parametrize("guided", [False, True])
-def test_searching_the_same_position_again_goes_on_with_the_same_search(guided):
+def test_searching_the_same_position_again_goes_on_with_the_same_search(guided, search_many):
     """Two searches of 150 from one root, the tree kept, are one search of 300: the same visits
     and values (UCT and PUCT; the first search's seed is the same, the second's draws nothing)."""
     game, state, weights = _one_ply_root()
     evaluator = (lambda s: (weights, np.zeros(2))) if guided else None
-    kept = MCTS(game, simulations=150, seed=5, evaluator=evaluator, reuse_tree=True)
-    kept.step(state)
-    assert kept.last_reused == 0
-    kept.step(state)
-    assert kept.last_reused == 150 and sum(kept.last_visits.values()) == 300
-    once = MCTS(game, simulations=300, seed=5, evaluator=evaluator)
-    once.step(state)
-    assert kept.last_visits == once.last_visits
-    assert kept.last_values == pytest.approx(once.last_values)
-    assert kept.last_priors == pytest.approx(once.last_priors)
+    kept, once = _continued(lambda simulations, reuse: MCTS(game, simulations=simulations, seed=5, evaluator=evaluator,
+                                                            reuse_tree=reuse), state, search_many)
+    for (visits, values, priors), (visits_once, values_once, priors_once) in zip(kept, once):
+        assert visits == visits_once
+        assert values == pytest.approx(values_once)
+        assert priors == pytest.approx(priors_once)
 
 
 def test_root_noise_is_drawn_afresh_not_added_to_the_last_searchs():
@@ -216,12 +232,40 @@ def test_a_bot_that_keeps_its_tree_searches_one_position_at_a_time():
     assert bot.last_reused == 20
 
 
-def test_changed_settings_and_search_many_leave_a_consistent_tree():
+@pytest.mark.parametrize("guided", [False, True])
+def test_search_many_keeps_a_tree_for_each_place_in_its_list(guided):
+    """Self-play of many games, each in its place of the list: the trees of search_many are kept
+    apart from step's, one for each place, and a new game in a place starts over by itself."""
+    game = meeple.load("abacuachego")
+    evaluator = (lambda s: (np.ones(game.num_distinct_actions()), np.zeros(2))) if guided else None
+    bot = MCTS(game, simulations=100, seed=2, evaluator=evaluator, reuse_tree=True)
+    a, b = game.new_initial_state(), game.new_initial_state()
+    rng = random.Random(0)
+    for _ in range(20):  # a position no tree of a reaches
+        b.apply_action(choose_random(b, rng))
+    bot.step(a)
+    assert [r.reused for r in bot.search_many([a, b])] == [0, 0]
+    bot.step(a)
+    assert bot.last_reused == 100  # step's tree, not search_many's
+    assert [r.reused for r in bot.search_many([b, a, a])] == [0, 0, 0]  # a place's position changed
+    assert [r.reused for r in bot.search_many([b, a])] == [100, 100]
+    states = [game.new_initial_state(seed=seed) for seed in range(4)]
+    kept = []
+    for ply in range(30):
+        results = bot.search_many(states)
+        kept += [r.reused for r in results]
+        for k, result in enumerate(results):
+            states[k].apply_action(result.action)
+            if states[k].is_terminal() or ply == 10 + k:
+                states[k] = game.new_initial_state(seed=10 + ply)  # a new game in place k
+    assert sum(r > 0 for r in kept) > 0.8 * len(kept) and 0 in kept[4:]
+
+
+def test_changed_settings_leave_a_consistent_tree():
     game = meeple.load("imperial_harvest")
     state = game.new_initial_state(seed=0)
     bot = MCTS(game, simulations=40, seed=1, reuse_tree=True)
     bot.step(state)
-    bot.search_many([state, state])  # searches afresh, the kept tree left alone
     bot.step(state)
     assert bot.last_reused == 40
     bot.threads = 2  # other trees: started over

@@ -789,58 +789,39 @@ auto guided_search(std::shared_ptr<const G> game, const py::object& evaluator, c
   return result;
 }
 
-// The searches of _mcts and _mcts_many, roots[i]'s seeded seeds[i]. With an evaluator, in
-// lockstep on this thread (mcts_search_many); without, UCT (mcts_search) one root after another
-// with the GIL released, each on config.threads trees. Ctrl-C is raised here.
-template <GameEngine G, class StateWrapper>
-std::vector<MctsResult> search_roots(const std::shared_ptr<const G>& game, const std::vector<typename G::State>& roots,
-                                     const std::vector<uint64_t>& seeds, MctsConfig config,
-                                     const py::object& evaluator, const py::object& batch) {
-  PythonInterrupt interrupt;
-  std::vector<MctsResult> results;
-  if (!evaluator.is_none()) {
-    results = guided_search<G, StateWrapper>(
-        game, evaluator, batch, interrupt,  // the evaluator's states are of this game
-        [&](auto& stop, auto* guide) { return mcts_search_many(*game, roots, seeds, config, stop, guide); });
-  } else {
-    ReleasedGil release;
-    for (size_t i = 0; i < roots.size() && !interrupt(0); ++i) {
-      config.seed = seeds[i];
-      results.push_back(mcts_search(*game, roots[i], config, interrupt));
-    }
-  }
-  interrupt.raise_if_interrupted();
-  return results;
-}
-
-// The trees an MCTS bot with reuse_tree=True keeps from one search to the next (meeple.bots.MCTS
-// holds one): the next search from a position they lead to goes on from its subtree (see
-// MctsTree::reroot). Only a complete search is kept: one stopped by Ctrl-C or by its evaluator's
-// error is dropped. One search at a time: another one meanwhile (from another Python thread,
-// or from inside its evaluator) is refused.
+// The trees of the searches of _mcts and _mcts_many, one slot a root: roots[i]'s search grows
+// slot i's trees, seeded by seeds[i] (derive_seed(seeds[i], t) for thread t, as mcts_search
+// seeds them). With an evaluator, the slots' trees grow in lockstep on this thread
+// (mcts_search_many_trees); without, UCT (mcts_search_trees) root after root with the GIL
+// released, config.threads trees each. Ctrl-C is raised here.
+//
+// A search keeps its trees for the next one when `keep` (an MCTS bot with reuse_tree=True holds
+// such an object): root i's search then goes on from the subtree of slot i's last search where
+// that is exact (MctsTree::reroot). Only a complete search is kept: one stopped by Ctrl-C or by
+// its evaluator's error is dropped. One search at a time: another meanwhile (from another Python
+// thread, or from inside its evaluator) is refused.
 template <GameEngine G, class StateWrapper>
 struct KeptTrees {
+  using State = typename G::State;
   using UctTree = MctsTree<G>;
   using GuidedTree = MctsTree<G, PythonEvaluator<G, StateWrapper>>;
 
-  explicit KeptTrees(std::shared_ptr<const G> g) : game(std::move(g)) {}
+  struct Slot {
+    std::optional<State> root;  // the position of its last complete search
+    std::vector<UctTree> uct;
+    std::vector<GuidedTree> guided;
+    int64_t reused = 0;  // its last search's root visits kept from the search before
+  };
+
+  KeptTrees(std::shared_ptr<const G> g, bool kept) : game(std::move(g)), keep(kept) {}
 
   std::shared_ptr<const G> game;
-  std::optional<typename G::State> root;  // the position of the last complete search
-  std::vector<UctTree> uct;
-  std::vector<GuidedTree> guided;
-  int64_t reused = 0;  // the last search's root visits kept from the search before it
+  bool keep;
+  std::vector<Slot> slots;
   bool searching = false;  // read and written with the GIL held
 
-  void clear() {
-    root.reset();
-    uct.clear();
-    guided.clear();
-    reused = 0;
-  }
-
-  MctsResult search(const typename G::State& next, uint64_t seed, const MctsConfig& config,
-                    const py::object& evaluator, const py::object& batch) {
+  std::vector<MctsResult> search(const std::vector<State>& roots, const std::vector<uint64_t>& seeds,
+                                 const MctsConfig& config, const py::object& evaluator, const py::object& batch) {
     if (searching)
       throw py::value_error("this MCTS bot (reuse_tree=True) is searching already: it searches one position at "
                             "a time (not from another thread, nor from its evaluator)");
@@ -850,37 +831,55 @@ struct KeptTrees {
       ~Done() { flag = false; }
     } done{searching};
     const bool is_guided = !evaluator.is_none();
-    const size_t count = is_guided ? 1 : static_cast<size_t>(config.threads);
-    std::optional<typename G::State> previous;
-    previous.swap(root);  // kept again only if this search completes
-    if ((is_guided ? guided.size() : uct.size()) != count) {
-      clear();
-      previous.reset();
-      for (size_t t = 0; t < count; ++t)
-        if (is_guided) guided.emplace_back(*game, config, 0);
-        else uct.emplace_back(*game, config, 0);
+    slots.resize(roots.size());
+    std::vector<std::optional<State>> previous(roots.size());  // a slot's root is set again once complete
+    for (size_t i = 0; i < roots.size(); ++i) {
+      Slot& slot = slots[i];
+      previous[i].swap(slot.root);
+      slot.reused = 0;
+      const size_t trees = is_guided ? 1 : static_cast<size_t>(config.threads);
+      if ((is_guided ? slot.guided.size() : slot.uct.size()) == trees) continue;
+      previous[i].reset();  // other trees than last time: start over
+      slot.uct.clear();
+      slot.guided.clear();
+      for (size_t t = 0; t < trees; ++t)
+        if (is_guided) slot.guided.emplace_back(*game, config, 0);
+        else slot.uct.emplace_back(*game, config, 0);
     }
-    reused = 0;
     PythonInterrupt interrupt;
-    MctsResult result;
+    std::vector<MctsResult> results;
     if (is_guided) {
-      result = guided_search<G, StateWrapper>(game, evaluator, batch, interrupt, [&](auto& stop, auto* guide) {
-        GuidedTree* tree = &guided[0];
-        tree->prepare(config, derive_seed(seed, 0), guide);
-        if (previous) reused = tree->reroot(*previous, next);
-        return std::move(mcts_search_many_trees(&tree, &next, 1, stop)[0]);
+      results = guided_search<G, StateWrapper>(game, evaluator, batch, interrupt, [&](auto& stop, auto* guide) {
+        std::vector<GuidedTree*> trees;
+        for (size_t i = 0; i < roots.size(); ++i) trees.push_back(&ready(i, slots[i].guided, previous[i], roots[i],
+                                                                         seeds[i], config, guide)[0]);
+        return mcts_search_many_trees(trees.data(), roots.data(), static_cast<int>(roots.size()), stop);
       });
     } else {
       ReleasedGil release;
-      for (size_t t = 0; t < count; ++t) {
-        uct[t].prepare(config, derive_seed(seed, t));
-        if (previous) reused += uct[t].reroot(*previous, next);
+      for (size_t i = 0; i < roots.size() && !interrupt(0); ++i) {
+        std::vector<UctTree>& trees =
+            ready(i, slots[i].uct, previous[i], roots[i], seeds[i], config, static_cast<NoEvaluator*>(nullptr));
+        results.push_back(mcts_search_trees(trees, roots[i], interrupt));
+        if (!keep) trees.clear();  // memory back at once (many roots of large searches)
       }
-      result = mcts_search_trees(uct, next, interrupt);
     }
     interrupt.raise_if_interrupted();
-    root = next;
-    return result;
+    if (keep)
+      for (size_t i = 0; i < roots.size(); ++i) slots[i].root = roots[i];
+    return results;
+  }
+
+ private:
+  // Slot i's trees prepared for its search, from the subtree of `root` if they hold it.
+  template <class Tree, class Evaluator>
+  std::vector<Tree>& ready(size_t i, std::vector<Tree>& trees, const std::optional<State>& previous, const State& root,
+                           uint64_t seed, const MctsConfig& config, Evaluator* evaluator) {
+    for (size_t t = 0; t < trees.size(); ++t) {
+      trees[t].prepare(config, derive_seed(seed, t), evaluator);
+      if (previous) slots[i].reused += trees[t].reroot(*previous, root);
+    }
+    return trees;
   }
 };
 
@@ -896,16 +895,32 @@ inline py::tuple result_tuple(const MctsResult& result, bool guided) {
   return py::make_tuple(result.best, visits, values, priors);
 }
 
+// The searches of _mcts and _mcts_many: in `kept` (a game's _mcts_trees(), kept for the next
+// search), or None: in new trees, dropped after.
+template <class Kept, GameEngine G>
+std::vector<MctsResult> search_in(const std::shared_ptr<G>& game, const py::object& kept,
+                                  const std::vector<typename G::State>& roots, const std::vector<uint64_t>& seeds,
+                                  const MctsConfig& config, const py::object& evaluator, const py::object& batch) {
+  if (kept.is_none()) return Kept(game, false).search(roots, seeds, config, evaluator, batch);
+  Kept& trees = kept.cast<Kept&>();
+  if (trees.game != game) throw py::value_error("kept: the trees of another game");
+  return trees.search(roots, seeds, config, evaluator, batch);
+}
+
 template <GameEngine G, class Traits, class StateWrapper, class GameClass, class StateClass>
 void bind_search(py::module_& m, const std::string& prefix, GameClass& game_class,
                  StateClass& /*state_class*/) {
   using V = VectorEnv<G>;
   using Kept = KeptTrees<G, StateWrapper>;
   py::class_<Kept>(m, (prefix + "MctsTrees").c_str())
-      .def_readonly("reused", &Kept::reused)
+      .def_property_readonly("reused", [](const Kept& kept) {
+        std::vector<int64_t> reused;
+        for (const auto& slot : kept.slots) reused.push_back(slot.reused);
+        return reused;
+      })
       .def("clear", [](Kept& kept) {
         if (kept.searching) throw py::value_error("the trees are being searched: clear them after the search");
-        kept.clear();
+        kept.slots.clear();
       });
   py::class_<V>(m, (prefix + "Vector").c_str())
       .def("size", &V::size)
@@ -965,24 +980,20 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
             check_root<Traits>(*game, s, "");
             const MctsConfig config =
                 mcts_config(simulations, threads, exploration, evaluator, batch, noise_alpha, noise_fraction);
-            const bool guided = !evaluator.is_none();
             // a copy of the state: another Python thread may change s meanwhile
-            if (kept.is_none())
-              return result_tuple(search_roots<G, StateWrapper>(game, {s.state}, {seed}, config, evaluator, batch).at(0),
-                                  guided);
-            Kept& trees = kept.cast<Kept&>();
-            if (trees.game != game) throw py::value_error("kept: the trees of another game");
-            return result_tuple(trees.search(typename G::State(s.state), seed, config, evaluator, batch), guided);
+            const std::vector<MctsResult> results =
+                search_in<Kept>(game, kept, {s.state}, {seed}, config, evaluator, batch);
+            return result_tuple(results.at(0), !evaluator.is_none());
           },
           py::arg("state"), py::arg("simulations"), py::arg("threads") = 1, py::arg("seed") = 0,
           py::arg("c") = 1.4, py::arg("evaluator") = py::none(), py::arg("batch") = py::none(),
           py::arg("dirichlet_alpha") = 0.3, py::arg("dirichlet_fraction") = 0.0, py::arg("kept") = py::none())
-      .def("_mcts_trees", [](const std::shared_ptr<G>& game) { return std::make_unique<Kept>(game); })
+      .def("_mcts_trees", [](const std::shared_ptr<G>& game) { return std::make_unique<Kept>(game, true); })
       .def(
           "_mcts_many",
           [](const std::shared_ptr<G>& game, const py::sequence& states, py::object simulations,
              py::object threads, const std::vector<uint64_t>& seeds, double exploration, py::object evaluator,
-             py::object batch, double noise_alpha, double noise_fraction) {
+             py::object batch, double noise_alpha, double noise_fraction, py::object kept) {
             if (static_cast<size_t>(py::len(states)) != seeds.size())
               throw py::value_error("one seed a state: got " + std::to_string(seeds.size()) + " seeds for " +
                                     std::to_string(py::len(states)) + " states");
@@ -999,14 +1010,14 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
             const MctsConfig config =
                 mcts_config(simulations, threads, exploration, evaluator, batch, noise_alpha, noise_fraction);
             const std::vector<MctsResult> results =
-                search_roots<G, StateWrapper>(game, roots, seeds, config, evaluator, batch);
+                search_in<Kept>(game, kept, roots, seeds, config, evaluator, batch);
             py::list out;
             for (const MctsResult& result : results) out.append(result_tuple(result, !evaluator.is_none()));
             return out;
           },
           py::arg("states"), py::arg("simulations"), py::arg("threads"), py::arg("seeds"), py::arg("c") = 1.4,
           py::arg("evaluator") = py::none(), py::arg("batch") = py::none(), py::arg("dirichlet_alpha") = 0.3,
-          py::arg("dirichlet_fraction") = 0.0);
+          py::arg("dirichlet_fraction") = 0.0, py::arg("kept") = py::none());
 }
 
 }  // namespace meeple::bindings

@@ -200,10 +200,12 @@ class MCTS(BaseBot):
     the search started over). Kept only when that is exact: not across a draw of implicit chance
     (the statistics there mix outcomes other than the one drawn; explicit chance outcomes are
     nodes of their own and are kept through), and only if the node's children are the
-    position's legal actions. `restart()` (called before each game of `play_game`) drops the
-    tree; `search_many` searches afresh and leaves it. A bot that keeps its tree searches one
-    position at a time (a second search meanwhile, from another thread or from its evaluator,
-    raises ValueError).
+    position's legal actions. `search_many` keeps a tree for each place in its list apart from
+    `step`'s: ``states[i]`` goes on from the tree of the previous call's ``states[i]`` (self-play
+    of many games, each game in its place; a new game there starts over by itself).
+    `restart()` (called before each game of `play_game`) drops them all. A bot that keeps its
+    trees searches one list of positions at a time (a second search meanwhile, from another
+    thread or from its evaluator, raises ValueError).
 
     >>> import meeple
     >>> game = meeple.load("abacuachego")
@@ -248,7 +250,9 @@ class MCTS(BaseBot):
         self.reuse_tree = bool(reuse_tree)
         self.evaluator = evaluator
         self._rng = random.Random(_arguments.optional_seed(seed))
+        # the trees kept for `step` and for `search_many` (reuse_tree)
         self._kept = self.game._mcts_trees() if self.reuse_tree else None  # type: ignore[attr-defined]
+        self._kept_many = self.game._mcts_trees() if self.reuse_tree else None  # type: ignore[attr-defined]
         self.last_reused = 0
         self.last_visits: dict[int, int] = {}
         self.last_values: dict[int, float] = {}
@@ -261,28 +265,33 @@ class MCTS(BaseBot):
         action, visits, values, priors = search(state, self.simulations, self.threads, self._rng.getrandbits(64),
                                                 self.c, self.evaluator, self.batch, **self._noise(), kept=self._kept)
         self.last_visits, self.last_values, self.last_priors = visits, values, priors
-        self.last_reused = 0 if self._kept is None else self._kept.reused
+        self.last_reused = 0 if self._kept is None else self._kept.reused[0]
         return int(action)
 
     def restart(self) -> None:
-        """A new game: a kept tree (reuse_tree=True) is dropped."""
-        if self._kept is not None:
-            self._kept.clear()
+        """A new game: the kept trees (reuse_tree=True) are dropped."""
+        for kept in (self._kept, self._kept_many):
+            if kept is not None:
+                kept.clear()
 
     def search_many(self, states: Sequence[Any]) -> list[SearchResult]:
         """A `SearchResult` for each of `states` (decision nodes of this game), each searched as
         `step` would search it, in order (the same seeds: `search_many([a, b])` gives what
-        `step(a)` then `step(b)` would); with an evaluator the searches share its calls (see the
-        class). `last_visits` and the other `last_` attributes are left as they were."""
+        `step(a)` then `step(b)` would, the trees they keep with reuse_tree apart); with an
+        evaluator the searches share its calls (see the class). `last_visits` and the other
+        `last_` attributes are left as they were."""
         if isinstance(states, (str, bytes)) or not isinstance(states, Sequence):
             raise TypeError(f"states must be a sequence of states, got {type(states).__name__}")
         for k, state in enumerate(states):
             _arguments.state_of(self.game, state, f"states[{k}]")
         seeds = [self._rng.getrandbits(64) for _ in states]
         found = self.game._mcts_many(  # type: ignore[attr-defined]  # each engine Game has it
-            list(states), self.simulations, self.threads, seeds, self.c, self.evaluator, self.batch, **self._noise())
+            list(states), self.simulations, self.threads, seeds, self.c, self.evaluator, self.batch, **self._noise(),
+            kept=self._kept_many)
         actions = self.game.num_distinct_actions()
-        return [SearchResult(int(action), visits, values, priors, actions) for action, visits, values, priors in found]
+        reused = [0] * len(found) if self._kept_many is None else self._kept_many.reused
+        return [SearchResult(int(action), visits, values, priors, actions, kept)
+                for (action, visits, values, priors), kept in zip(found, reused)]
 
     def _noise(self) -> dict[str, float]:
         if self.dirichlet_alpha is None:
@@ -320,7 +329,8 @@ class SearchResult:
     """One root's search (`MCTS.search_many`): the most visited action, and by root action its
     visits, its mean return for the root's mover (visited actions only) and, with an evaluator,
     the prior the search used; as `MCTS.step` leaves them in `last_visits`, `last_values` and
-    `last_priors`."""
+    `last_priors`. `reused`: the visits kept from the previous search (reuse_tree=True), as
+    `last_reused`."""
     __hash__ = None  # type: ignore[assignment]  # it holds dicts
 
     action: int
@@ -328,6 +338,7 @@ class SearchResult:
     values: dict[int, float]
     priors: dict[int, float]
     num_actions: int  # the game's num_distinct_actions(): the length of policy()
+    reused: int = 0
 
     def policy(self, temperature: float = 1.0) -> np.ndarray:
         """The visit shares over all action ids (float32, summing to 1), with `temperature` as in
