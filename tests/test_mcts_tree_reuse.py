@@ -261,6 +261,29 @@ def test_search_many_keeps_a_tree_for_each_place_in_its_list(guided):
     assert sum(r > 0 for r in kept) > 0.8 * len(kept) and 0 in kept[4:]
 
 
+@pytest.mark.parametrize("guided", [False, True])
+def test_search_many_places_may_be_empty(guided):
+    """None in search_many's list: an empty place (a game over), None back; the other places are
+    searched as without it (the same seeds, drawn for the states only), and with reuse_tree the
+    empty place's tree is dropped."""
+    game = meeple.load("imperial_harvest")
+    evaluator = (lambda s: (np.ones(game.num_distinct_actions()), np.zeros(2))) if guided else None
+    a, b = game.new_initial_state(seed=0), game.new_initial_state(seed=1)
+    with_gap = MCTS(game, simulations=30, seed=3, evaluator=evaluator).search_many([a, None, b, None])
+    plain = MCTS(game, simulations=30, seed=3, evaluator=evaluator).search_many([a, b])
+    assert with_gap[1] is None and with_gap[3] is None
+    assert [(r.action, r.visits, r.values) for r in (with_gap[0], with_gap[2])] == \
+        [(r.action, r.visits, r.values) for r in plain]
+    bot = MCTS(game, simulations=30, seed=3, evaluator=evaluator, reuse_tree=True)
+    assert [r.reused for r in bot.search_many([a, b])] == [0, 0]
+    again = bot.search_many([a, None])
+    assert again[0].reused == 30 and again[1] is None
+    assert [r.reused for r in bot.search_many([a, b])] == [60, 0]  # b's place was emptied
+    assert bot.search_many([None, None]) == [None, None] and bot.search_many([]) == []
+    with pytest.raises(TypeError, match=r"states\[1\]"):
+        bot.search_many([a, "b"])
+
+
 def test_changed_settings_leave_a_consistent_tree():
     game = meeple.load("imperial_harvest")
     state = game.new_initial_state(seed=0)

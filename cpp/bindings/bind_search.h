@@ -789,15 +789,16 @@ auto guided_search(std::shared_ptr<const G> game, const py::object& evaluator, c
   return result;
 }
 
-// The trees of the searches of _mcts and _mcts_many, one slot a root: roots[i]'s search grows
-// slot i's trees, seeded by seeds[i] (derive_seed(seeds[i], t) for thread t, as mcts_search
+// The trees of the searches of _mcts and _mcts_many, in slots: roots[i]'s search grows the trees
+// of slot places[i], seeded by seeds[i] (derive_seed(seeds[i], t) for thread t, as mcts_search
 // seeds them). With an evaluator, the slots' trees grow in lockstep on this thread
 // (mcts_search_many_trees); without, UCT (mcts_search_trees) root after root with the GIL
 // released, config.threads trees each. Ctrl-C is raised here.
 //
 // A search keeps its trees for the next one when `keep` (an MCTS bot with reuse_tree=True holds
 // such an object): root i's search then goes on from the subtree of slot i's last search where
-// that is exact (MctsTree::reroot). Only a complete search is kept: one stopped by Ctrl-C or by
+// that is exact (MctsTree::reroot); the slots no root was given (a place of search_many's list
+// left empty: a game over, say) are emptied. Only a complete search is kept: one stopped by Ctrl-C or by
 // its evaluator's error is dropped. One search at a time: another meanwhile (from another Python
 // thread, or from inside its evaluator) is refused.
 template <GameEngine G, class StateWrapper>
@@ -820,8 +821,9 @@ struct KeptTrees {
   std::vector<Slot> slots;
   bool searching = false;  // read and written with the GIL held
 
-  std::vector<MctsResult> search(const std::vector<State>& roots, const std::vector<uint64_t>& seeds,
-                                 const MctsConfig& config, const py::object& evaluator, const py::object& batch) {
+  std::vector<MctsResult> search(const std::vector<State>& roots, const std::vector<size_t>& places, size_t count,
+                                 const std::vector<uint64_t>& seeds, const MctsConfig& config,
+                                 const py::object& evaluator, const py::object& batch) {
     if (searching)
       throw py::value_error("this MCTS bot (reuse_tree=True) is searching already: it searches one position at "
                             "a time (not from another thread, nor from its evaluator)");
@@ -831,10 +833,13 @@ struct KeptTrees {
       ~Done() { flag = false; }
     } done{searching};
     const bool is_guided = !evaluator.is_none();
-    slots.resize(roots.size());
+    std::vector<Slot> given(count);
+    for (size_t place : places)
+      if (place < slots.size()) std::swap(given[place], slots[place]);
+    slots.swap(given);  // the slots of places without a root are dropped
     std::vector<std::optional<State>> previous(roots.size());  // a slot's root is set again once complete
     for (size_t i = 0; i < roots.size(); ++i) {
-      Slot& slot = slots[i];
+      Slot& slot = slots[places[i]];
       previous[i].swap(slot.root);
       slot.reused = 0;
       const size_t trees = is_guided ? 1 : static_cast<size_t>(config.threads);
@@ -851,33 +856,34 @@ struct KeptTrees {
     if (is_guided) {
       results = guided_search<G, StateWrapper>(game, evaluator, batch, interrupt, [&](auto& stop, auto* guide) {
         std::vector<GuidedTree*> trees;
-        for (size_t i = 0; i < roots.size(); ++i) trees.push_back(&ready(i, slots[i].guided, previous[i], roots[i],
-                                                                         seeds[i], config, guide)[0]);
+        for (size_t i = 0; i < roots.size(); ++i)
+          trees.push_back(&ready(slots[places[i]], slots[places[i]].guided, previous[i], roots[i], seeds[i], config,
+                                 guide)[0]);
         return mcts_search_many_trees(trees.data(), roots.data(), static_cast<int>(roots.size()), stop);
       });
     } else {
       ReleasedGil release;
       for (size_t i = 0; i < roots.size() && !interrupt(0); ++i) {
-        std::vector<UctTree>& trees =
-            ready(i, slots[i].uct, previous[i], roots[i], seeds[i], config, static_cast<NoEvaluator*>(nullptr));
+        std::vector<UctTree>& trees = ready(slots[places[i]], slots[places[i]].uct, previous[i], roots[i], seeds[i],
+                                            config, static_cast<NoEvaluator*>(nullptr));
         results.push_back(mcts_search_trees(trees, roots[i], interrupt));
         if (!keep) trees.clear();  // memory back at once (many roots of large searches)
       }
     }
     interrupt.raise_if_interrupted();
     if (keep)
-      for (size_t i = 0; i < roots.size(); ++i) slots[i].root = roots[i];
+      for (size_t i = 0; i < roots.size(); ++i) slots[places[i]].root = roots[i];
     return results;
   }
 
  private:
-  // Slot i's trees prepared for its search, from the subtree of `root` if they hold it.
+  // A slot's trees prepared for the search of `root`, from its subtree if they hold it.
   template <class Tree, class Evaluator>
-  std::vector<Tree>& ready(size_t i, std::vector<Tree>& trees, const std::optional<State>& previous, const State& root,
-                           uint64_t seed, const MctsConfig& config, Evaluator* evaluator) {
+  static std::vector<Tree>& ready(Slot& slot, std::vector<Tree>& trees, const std::optional<State>& previous,
+                                  const State& root, uint64_t seed, const MctsConfig& config, Evaluator* evaluator) {
     for (size_t t = 0; t < trees.size(); ++t) {
       trees[t].prepare(config, derive_seed(seed, t), evaluator);
-      if (previous) slots[i].reused += trees[t].reroot(*previous, root);
+      if (previous) slot.reused += trees[t].reroot(*previous, root);
     }
     return trees;
   }
@@ -899,12 +905,13 @@ inline py::tuple result_tuple(const MctsResult& result, bool guided) {
 // search), or None: in new trees, dropped after.
 template <class Kept, GameEngine G>
 std::vector<MctsResult> search_in(const std::shared_ptr<G>& game, const py::object& kept,
-                                  const std::vector<typename G::State>& roots, const std::vector<uint64_t>& seeds,
-                                  const MctsConfig& config, const py::object& evaluator, const py::object& batch) {
-  if (kept.is_none()) return Kept(game, false).search(roots, seeds, config, evaluator, batch);
+                                  const std::vector<typename G::State>& roots, const std::vector<size_t>& places,
+                                  size_t count, const std::vector<uint64_t>& seeds, const MctsConfig& config,
+                                  const py::object& evaluator, const py::object& batch) {
+  if (kept.is_none()) return Kept(game, false).search(roots, places, count, seeds, config, evaluator, batch);
   Kept& trees = kept.cast<Kept&>();
   if (trees.game != game) throw py::value_error("kept: the trees of another game");
-  return trees.search(roots, seeds, config, evaluator, batch);
+  return trees.search(roots, places, count, seeds, config, evaluator, batch);
 }
 
 template <GameEngine G, class Traits, class StateWrapper, class GameClass, class StateClass>
@@ -982,7 +989,7 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
                 mcts_config(simulations, threads, exploration, evaluator, batch, noise_alpha, noise_fraction);
             // a copy of the state: another Python thread may change s meanwhile
             const std::vector<MctsResult> results =
-                search_in<Kept>(game, kept, {s.state}, {seed}, config, evaluator, batch);
+                search_in<Kept>(game, kept, {s.state}, {0}, 1, {seed}, config, evaluator, batch);
             return result_tuple(results.at(0), !evaluator.is_none());
           },
           py::arg("state"), py::arg("simulations"), py::arg("threads") = 1, py::arg("seed") = 0,
@@ -994,25 +1001,32 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
           [](const std::shared_ptr<G>& game, const py::sequence& states, py::object simulations,
              py::object threads, const std::vector<uint64_t>& seeds, double exploration, py::object evaluator,
              py::object batch, double noise_alpha, double noise_fraction, py::object kept) {
-            if (static_cast<size_t>(py::len(states)) != seeds.size())
-              throw py::value_error("one seed a state: got " + std::to_string(seeds.size()) + " seeds for " +
-                                    std::to_string(py::len(states)) + " states");
+            // None: an empty place (reuse_tree: its trees are dropped), which gets None back
             std::vector<typename G::State> roots;  // copies: another Python thread may change the states
-            for (size_t i = 0; i < seeds.size(); ++i) {
+            std::vector<size_t> places;
+            const size_t count = static_cast<size_t>(py::len(states));
+            for (size_t i = 0; i < count; ++i) {
               const py::object item = states[i];  // owned: a sequence may make its items as asked
+              if (item.is_none()) continue;
               if (!py::isinstance<StateWrapper>(item))
                 throw py::type_error("states[" + std::to_string(i) + "] is " + Py_TYPE(item.ptr())->tp_name +
-                                     ", not a state of this game");
+                                     ", not a state of this game (nor None)");
               const StateWrapper& s = item.cast<const StateWrapper&>();
               check_root<Traits>(*game, s, "states[" + std::to_string(i) + "]: ");
               roots.push_back(s.state);
+              places.push_back(i);
             }
+            if (roots.size() != seeds.size())
+              throw py::value_error("one seed a state: got " + std::to_string(seeds.size()) + " seeds for " +
+                                    std::to_string(roots.size()) + " states");
             const MctsConfig config =
                 mcts_config(simulations, threads, exploration, evaluator, batch, noise_alpha, noise_fraction);
             const std::vector<MctsResult> results =
-                search_in<Kept>(game, kept, roots, seeds, config, evaluator, batch);
-            py::list out;
-            for (const MctsResult& result : results) out.append(result_tuple(result, !evaluator.is_none()));
+                search_in<Kept>(game, kept, roots, places, count, seeds, config, evaluator, batch);
+            py::list out;  // None where no state was given
+            for (size_t i = 0; i < count; ++i) out.append(py::none());
+            for (size_t i = 0; i < results.size(); ++i)
+              out[places[i]] = result_tuple(results[i], !evaluator.is_none());
             return out;
           },
           py::arg("states"), py::arg("simulations"), py::arg("threads"), py::arg("seeds"), py::arg("c") = 1.4,

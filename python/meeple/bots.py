@@ -55,11 +55,12 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, overload, runtime_checkable
 
 import numpy as np
 
 from . import _arguments
+from ._protocol import State
 from ._registry import load
 from .serialization import Record
 
@@ -274,24 +275,40 @@ class MCTS(BaseBot):
             if kept is not None:
                 kept.clear()
 
-    def search_many(self, states: Sequence[Any]) -> list[SearchResult]:
+    @overload
+    def search_many(self, states: Sequence[State]) -> list[SearchResult]:  # type: ignore[overload-overlap]
+        ...
+
+    @overload
+    def search_many(self, states: Sequence[State | None]) -> list[SearchResult | None]:
+        ...
+
+    def search_many(self, states: Sequence[Any]) -> list[Any]:
         """A `SearchResult` for each of `states` (decision nodes of this game), each searched as
         `step` would search it, in order (the same seeds: `search_many([a, b])` gives what
         `step(a)` then `step(b)` would, the trees they keep with reuse_tree apart); with an
         evaluator the searches share its calls (see the class). `last_visits` and the other
-        `last_` attributes are left as they were."""
+        `last_` attributes are left as they were. A place may hold None instead of a state (a
+        game over, in a self-play that keeps each game in its place for reuse_tree): its result is
+        None, and with reuse_tree its tree is dropped."""
         if isinstance(states, (str, bytes)) or not isinstance(states, Sequence):
             raise TypeError(f"states must be a sequence of states, got {type(states).__name__}")
         for k, state in enumerate(states):
-            _arguments.state_of(self.game, state, f"states[{k}]")
-        seeds = [self._rng.getrandbits(64) for _ in states]
+            if state is not None:
+                _arguments.state_of(self.game, state, f"states[{k}]")
+        seeds = [self._rng.getrandbits(64) for state in states if state is not None]
         found = self.game._mcts_many(  # type: ignore[attr-defined]  # each engine Game has it
             list(states), self.simulations, self.threads, seeds, self.c, self.evaluator, self.batch, **self._noise(),
             kept=self._kept_many)
         actions = self.game.num_distinct_actions()
         reused = [0] * len(found) if self._kept_many is None else self._kept_many.reused
-        return [SearchResult(int(action), visits, values, priors, actions, kept)
-                for (action, visits, values, priors), kept in zip(found, reused)]
+
+        def result(searched: tuple | None, kept: int) -> SearchResult | None:
+            if searched is None:
+                return None
+            action, visits, values, priors = searched
+            return SearchResult(int(action), visits, values, priors, actions, kept)
+        return [result(searched, kept) for searched, kept in zip(found, reused)]
 
     def _noise(self) -> dict[str, float]:
         if self.dirichlet_alpha is None:
