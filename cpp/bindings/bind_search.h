@@ -925,6 +925,7 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
         for (const auto& slot : kept.slots) reused.push_back(slot.reused);
         return reused;
       })
+      .def_readonly("searching", &Kept::searching)
       .def("clear", [](Kept& kept) {
         if (kept.searching) throw py::value_error("the trees are being searched: clear them after the search");
         kept.slots.clear();

@@ -162,20 +162,22 @@ class MctsTree {
   // Tree reuse: after a search from `root`, keeps the subtree of `next` for the next search, which
   // then adds its simulations to that subtree's statistics instead of starting over. `next` is
   // `root` itself, or a position the tree's actions lead to from `root` (as many as their move
-  // numbers differ). Kept only when it is exact:
-  //  - no position on the way depends on implicit chance (replayed under two other generators, see
-  //    game.reseed): the subtree's statistics would mix in draws other than the one made. Explicit
-  //    chance outcomes are nodes of their own, so the subtree of the outcome drawn is exact.
+  // numbers differ; of the nodes that lead there, transpositions, the most visited). Kept only when
+  // it is exact:
+  //  - no implicit chance was drawn on the way (the generator, see game.reseed, did not move):
+  //    the subtree's statistics would mix in draws other than the one made. Explicit chance
+  //    outcomes are nodes of their own, so the subtree of the outcome drawn is exact.
   //  - the node was expanded, with `next`'s legal actions as its children.
   // Returns the kept root's children's visits, 0 if nothing is kept (the next search starts over).
   int64_t reroot(const State& root, const State& next) {
     keep_ = false;
     const int depth = game_.move_number(next) - game_.move_number(root);
     if (nodes_.empty() || depth < 0) return 0;
-    std::vector<Action> path;
-    const int32_t found = depth == 0 ? (root == next ? 0 : -1) : find(0, root, next, depth, path);
+    std::vector<Action> path, best_path;
+    int32_t found = depth == 0 && root == next ? 0 : -1;
+    if (depth > 0) find(0, root, next, depth, path, found, best_path);
     if (found < 0 || nodes_[found].first_child < 0 || !children_are_legal(found, next) ||
-        !independent_of_chance(root, next, path))
+        !draws_nothing(root, next, best_path))
       return 0;
     if (found == 0) {
       if (!root_priors_.empty())  // noise is drawn afresh for each search: undo the last one's
@@ -259,8 +261,11 @@ class MctsTree {
 
   void clear() {
     root_priors_.clear();
+    const size_t need = static_cast<size_t>(config_.simulations) * 2 + 64;
+    // a kept tree's memory goes back when a search far smaller than its largest starts over
+    if (nodes_.capacity() > 4 * need) std::vector<Node>().swap(nodes_);
     nodes_.clear();
-    nodes_.reserve(static_cast<size_t>(config_.simulations) * 2 + 64);
+    nodes_.reserve(need);
     nodes_.push_back(Node{});
   }
 
@@ -476,10 +481,12 @@ class MctsTree {
     return kept;
   }
 
-  // reroot's search: the visited node `depth` actions below `node` (in position s) whose position
-  // is `target`, or -1; `path` gets the actions to it.
-  int32_t find(int32_t node, const State& s, const State& target, int depth, std::vector<Action>& path) const {
-    if (game_.is_terminal(s)) return -1;
+  // reroot's search: of the visited nodes `depth` actions below `node` (in position s) whose
+  // position is `target`, the most visited, in `found` (left as it is if none is more visited),
+  // and the actions to it in `best_path`.
+  void find(int32_t node, const State& s, const State& target, int depth, std::vector<Action>& path, int32_t& found,
+            std::vector<Action>& best_path) const {
+    if (game_.is_terminal(s)) return;
     const Node& n = nodes_[node];
     const bool chance = is_chance(s);
     for (int c = 0; c < n.num_children; ++c) {
@@ -489,11 +496,14 @@ class MctsTree {
       State t = s;
       game_.apply_action(t, action);
       path.push_back(action);
-      const int32_t found = depth == 1 ? (t == target ? index : -1) : find(index, t, target, depth - 1, path);
-      if (found >= 0) return found;
+      if (depth > 1) {
+        find(index, t, target, depth - 1, path, found, best_path);
+      } else if (t == target && (found < 0 || nodes_[index].visits > nodes_[found].visits)) {
+        found = index;
+        best_path = path;
+      }
       path.pop_back();
     }
-    return -1;
   }
 
   bool is_outcome(const State& s, Action action) const {
@@ -515,27 +525,25 @@ class MctsTree {
     return std::equal(legal.begin(), legal.end(), children.begin());
   }
 
-  // Whether `path` from `root` reaches `next` under any generator (two others tried), i.e. no
-  // implicit chance draw on the way made a difference.
-  bool independent_of_chance(const State& root, const State& next, const std::vector<Action>& path) const {
+  // Whether `path` from `root` (which leads to `next`) draws nothing from the state's generator:
+  // replayed from `root` with a new generator, it must reach `next` with that same generator, as
+  // the generator is part of the position and moves at each draw. (With explicit chance,
+  // reseeding changes nothing and its outcomes are actions of the path.)
+  bool draws_nothing(const State& root, const State& next, const std::vector<Action>& path) const {
     if constexpr (!kReseeds) {
       return true;
     } else {
-      State a = root, b = root;
-      game_.reseed(a, 0x9e3779b97f4a7c15ULL);
-      game_.reseed(b, 0xd1b54a32d192ed03ULL);
-      if (a == b) return true;  // reseeding changes nothing: chance is explicit (or absent)
-      State expected = next;
-      game_.reseed(expected, 1);
-      for (State* s : {&a, &b}) {
-        for (Action action : path) {
-          if (game_.is_terminal(*s) || !game_.is_legal(*s, action)) return false;
-          game_.apply_action(*s, action);
-        }
-        game_.reseed(*s, 1);
-        if (!(*s == expected)) return false;
+      constexpr uint64_t kProbe = 0x9e3779b97f4a7c15ULL;
+      State replay = root, expected = next;
+      game_.reseed(replay, kProbe);
+      game_.reseed(expected, kProbe);
+      for (Action action : path) {
+        if (game_.is_terminal(replay) || !(is_chance(replay) ? is_outcome(replay, action)
+                                                              : game_.is_legal(replay, action)))
+          return false;
+        game_.apply_action(replay, action);
       }
-      return true;
+      return replay == expected;
     }
   }
 
@@ -631,7 +639,7 @@ MctsResult mcts_search_trees(std::vector<MctsTree<G>>& trees, const typename G::
 // derive_seed(config.seed, t).
 template <GameEngine G, class Stop = NeverStop>
 MctsResult mcts_search(const G& game, const typename G::State& root, const MctsConfig& config, Stop&& stop = Stop{}) {
-  std::vector<MctsTree<G>> trees;  // their nodes are allocated by their own threads, as they search
+  std::vector<MctsTree<G>> trees;  // their nodes are allocated by their own threads, as they start
   for (int t = 0; t < std::max(1, config.threads); ++t)
     trees.emplace_back(game, config, derive_seed(config.seed, static_cast<uint64_t>(t)));
   return mcts_search_trees(trees, root, stop);
