@@ -101,20 +101,15 @@ def test_the_subtree_of_the_move_played_is_kept(name):
     assert kept >= 20
 
 
-def _replays_without_chance(previous, actions, state):
-    """Whether `actions` from `previous` reach `state` whatever the generator's draws (two other
-    seeds tried): no draw of implicit chance on the way made a difference."""
-    target = state.clone()
-    target.reseed(1)
-    for seed in (11, 12):
-        replay = previous.clone()
-        replay.reseed(seed)
-        for action in actions:
-            replay.apply_action(action)
-        replay.reseed(1)
-        if replay != target:
-            return False
-    return True
+def _draws_nothing(previous, actions, state):
+    """Whether `actions` from `previous` (to `state`) draw nothing from the state's generator:
+    replayed with a new generator, they leave it as it was (it is part of the state)."""
+    replay, target = previous.clone(), state.clone()
+    replay.reseed(11)
+    target.reseed(11)
+    for action in actions:
+        replay.apply_action(action)
+    return replay == target
 
 
 @pytest.mark.parametrize("name, params", VARIANTS)
@@ -146,7 +141,7 @@ def test_kept_trees_in_random_games(name, params, threads):
                 assert bot.last_reused == 0  # after restart()
             else:
                 if implicit:
-                    drawn = not _replays_without_chance(previous, since, state)
+                    drawn = not _draws_nothing(previous, since, state)
                 else:
                     drawn = any(s.is_chance_node() for s in _positions(previous, since))
                 if implicit and drawn:
@@ -183,6 +178,121 @@ def _positions(start, actions):
     for action in actions:
         yield state.clone()
         state.apply_action(action)
+
+
+def _uneven_refill():
+    """Harmonies (2 players, implicit chance): a position whose only moves end the turn (or take
+    a card), the central space emptied to be refilled from a pouch of 10 blue and 19 yellow
+    tokens: few outcomes, so that many generators draw the same refill."""
+    game = meeple.load("harmonies")
+    state, rng = game.new_initial_state(seed=0), random.Random(0)
+    while "end" not in map(state.action_to_string, state.legal_actions()) or state.to_dict()["turn_player"] != 0:
+        state.apply_action(choose_random(state, rng))
+    d = state.to_dict()
+    cells = list(d["players"][0]["board"])
+    stacks = ([["gray"] * 3] * 7 + [["gray"] * 2] + [["brown", "brown", "green"]] * 10 + [["brown", "green"]]
+              + [["green"]] * 8 + [["red", "red"]] * 7 + [["red"], ["blue"]])
+    for p in (0, 1):
+        mine = stacks[18 * p: 18 * p + 18]
+        d["players"][p].update(board={c: (mine[k] if k < len(mine) else []) for k, c in enumerate(cells)},
+                               cubes=[], cards=[], turns=9)
+        d["players"][p].pop("animals_done", None)
+    used = [card for card in d["display"] if card]
+    spare = sorted(set(range(1, 33)) - set(used))
+    d["display"], d["deck"] = used + spare[:5 - len(used)], spare[5 - len(used):]
+    d["central"] = [[], ["blue"] * 3, ["blue"] * 3, ["blue"] * 3, ["blue"] * 3]
+    d["pouch"] = {"blue": 10, "gray": 0, "brown": 0, "green": 0, "yellow": 19, "red": 0}
+    d.update(hand=[], took_tokens=True, took_card=False, end_triggered=False, turn_player=0)
+    base = game.state_from_dict(d)
+    return game, base, next(a for a in base.legal_actions() if base.action_to_string(a) == "end")
+
+
+def test_a_tree_is_never_kept_across_a_draw_even_of_the_likeliest_refill():
+    """Whichever refill the turn's end draws (of a handful), the next search starts over; a check
+    that replays under other generators would keep it whenever they drew the same."""
+    game, base, end = _uneven_refill()
+    refills = set()
+    for seed in range(12):
+        root = base.clone()
+        root.reseed(seed)
+        bot = MCTS(game, simulations=200, seed=1, reuse_tree=True)
+        bot.step(root)
+        following = root.child(end)
+        bot.step(following)
+        assert bot.last_reused == 0
+        refills.add(str(following.to_dict()["central"][0]))
+    assert 1 < len(refills) < 12  # some generators drew alike
+
+
+def test_a_transposition_keeps_the_most_visited_of_its_nodes():
+    """Two placements of Harmonies in either order reach one position: the tree has a node for
+    each order, and the one kept is the more visited. Each order's node's visits are read off bots
+    with the same seed that follow only that order (one more simulation each time)."""
+    game = meeple.load("harmonies")
+    checked = 0
+    for seed in range(40):
+        state, rng = game.new_initial_state(seed=seed), random.Random(seed)
+        while not state.to_dict()["hand"]:
+            state.apply_action(choose_random(state, rng))
+
+        def searched():
+            bot = MCTS(game, simulations=5000, seed=5, reuse_tree=True)
+            bot.step(state)
+            return bot
+        top = sorted(searched().last_visits.items(), key=lambda item: -item[1])[:6]
+        pairs = [(x, y) for x, _ in top for y, _ in top if x < y and y in state.child(x).legal_actions()
+                 and x in state.child(y).legal_actions() and state.child(x).child(y) == state.child(y).child(x)]
+        if not pairs:
+            continue
+        x, y = pairs[0]
+        by_order = []
+        for first, second in ((x, y), (y, x)):
+            bot = searched()
+            bot.simulations = 1
+            bot.step(state.child(first))
+            bot.step(state.child(first).child(second))
+            by_order.append(bot.last_reused - 1)
+        direct = searched()
+        direct.simulations = 1
+        direct.step(state.child(x).child(y))
+        if by_order[0] != by_order[1]:
+            assert direct.last_reused >= max(by_order), by_order
+            checked += 1
+        if checked == 6:
+            break
+    assert checked == 6
+
+
+def test_pickled_and_copied_bots_start_their_own_trees():
+    import copy
+    import pickle
+
+    game = meeple.load("abacuachego")
+    state = game.new_initial_state()
+    bot = MCTS(game, simulations=30, seed=1, reuse_tree=True)
+    bot.step(state)
+    for twin in (pickle.loads(pickle.dumps(bot)), copy.copy(bot), copy.deepcopy(bot)):
+        assert twin.reuse_tree and twin.simulations == 30
+        twin.step(state)
+        assert twin.last_reused == 0
+    bot.step(state)
+    assert bot.last_reused == 30  # the original's tree, untouched by its copies
+
+
+def test_a_new_evaluator_drops_the_trees():
+    """A new network's search does not go on from the priors and values of the old one."""
+    game = meeple.load("abacuachego")
+    state = game.new_initial_state()
+    uniform = np.ones(game.num_distinct_actions())
+    bot = MCTS(game, simulations=30, seed=1, evaluator=lambda s: (uniform, np.zeros(2)), reuse_tree=True)
+    bot.step(state)
+    bot.step(state)
+    assert bot.last_reused == 30
+    bot.evaluator = lambda s: (uniform, np.array([0.5, -0.5]))
+    bot.step(state)
+    assert bot.last_reused == 0
+    bot.search_many([state])
+    assert bot.search_many([state])[0].reused == 30
 
 
 def test_restart_and_a_failed_search_drop_the_tree():
@@ -226,6 +336,13 @@ def test_a_bot_that_keeps_its_tree_searches_one_position_at_a_time():
     bot = MCTS(game, simulations=20, seed=1, evaluator=reentrant, reuse_tree=True)
     with pytest.raises(ValueError, match="searching already: it searches one position at a time"):
         bot.step(state)
+
+    def restarting(s):
+        bot.restart()
+        return np.ones(game.num_distinct_actions()), np.zeros(2)
+    bot.evaluator = restarting
+    with pytest.raises(ValueError, match=r"restart\(\) while this MCTS bot is searching"):
+        bot.search_many([state])
     bot.evaluator = lambda s: (np.ones(game.num_distinct_actions()), np.zeros(2))
     bot.step(state)
     bot.step(state)

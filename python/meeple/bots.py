@@ -157,7 +157,8 @@ class MCTS(BaseBot):
     the root's mean over all simulations: value targets, or a check of how sure the search is.
 
     `evaluator` (a function, e.g. around a network) makes the search PUCT, AlphaZero style:
-    ``evaluator(state)`` is called once for the root and then once a simulation, at the new leaf
+    ``evaluator(state)`` is called once for the root (unless reuse_tree kept it, with its
+    priors) and then once a simulation, at the new leaf
     it reaches if that is a decision node, with a copy of the state, of the bot's `game` (with
     implicit chance a determinisation of it, which may differ from the real future; when no
     child of a node is legal in a simulation's determinisation, the state there is evaluated
@@ -197,11 +198,13 @@ class MCTS(BaseBot):
     ``reuse_tree=True`` keeps the search tree (each thread's) from one `step` to the next: when
     the next position is one the tree reached (after the bot's move and the others' replies, or
     the same position searched again), its subtree's statistics are kept and `simulations` more
-    are added to them, so `last_visits` counts both; `last_reused` gives the visits kept (0 when
-    the search started over). Kept only when that is exact: not across a draw of implicit chance
-    (the statistics there mix outcomes other than the one drawn; explicit chance outcomes are
-    nodes of their own and are kept through), and only if the node's children are the
-    position's legal actions. `search_many` keeps a tree for each place in its list apart from
+    are added to them, so `last_visits`, `last_values` and `last_value()` count both;
+    `last_reused` gives the visits kept (0 when the search started over). The tree is searched
+    for the position `move_number()` actions below its root (a transposition: the most visited
+    of the nodes that reach it). Kept only when that is exact: not across a draw of implicit
+    chance (the statistics there mix outcomes other than the one drawn; explicit chance outcomes
+    are nodes of their own and are kept through), and only if the node's children are the
+    position's legal actions. Changing `evaluator` (a new network) drops the trees. `search_many` keeps a tree for each place in its list apart from
     `step`'s: ``states[i]`` goes on from the tree of the previous call's ``states[i]`` (self-play
     of many games, each game in its place; a new game there starts over by itself).
     `restart()` (called before each game of `play_game`) drops them all. A bot that keeps its
@@ -251,17 +254,35 @@ class MCTS(BaseBot):
         self.reuse_tree = bool(reuse_tree)
         self.evaluator = evaluator
         self._rng = random.Random(_arguments.optional_seed(seed))
-        # the trees kept for `step` and for `search_many` (reuse_tree)
-        self._kept = self.game._mcts_trees() if self.reuse_tree else None  # type: ignore[attr-defined]
-        self._kept_many = self.game._mcts_trees() if self.reuse_tree else None  # type: ignore[attr-defined]
+        self._new_trees()
         self.last_reused = 0
         self.last_visits: dict[int, int] = {}
         self.last_values: dict[int, float] = {}
         self.last_priors: dict[int, float] = {}
 
+    def _new_trees(self) -> None:
+        """Empty trees to keep for `step` and for `search_many` (reuse_tree), grown with `evaluator`."""
+        new = self.game._mcts_trees if self.reuse_tree else lambda: None  # type: ignore[attr-defined]
+        self._kept, self._kept_many, self._trees_evaluator = new(), new(), self.evaluator
+
+    def _check_trees(self) -> None:
+        """The kept trees dropped if `evaluator` was changed since they grew (a new network):
+        their priors and values are the old one's."""
+        if self._kept is not None and self.evaluator is not self._trees_evaluator:
+            self.restart()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled and copied without its kept trees (a copy starts its own)."""
+        return {key: value for key, value in vars(self).items() if key not in ("_kept", "_kept_many")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        vars(self).update(state)
+        self._new_trees()
+
     def step(self, state: Any) -> int:
         """The most visited root action; the state must be a decision node of this game."""
         _arguments.state_of(self.game, state)
+        self._check_trees()
         search = self.game._mcts  # type: ignore[attr-defined]  # each engine Game has it
         action, visits, values, priors = search(state, self.simulations, self.threads, self._rng.getrandbits(64),
                                                 self.c, self.evaluator, self.batch, **self._noise(), kept=self._kept)
@@ -270,10 +291,15 @@ class MCTS(BaseBot):
         return int(action)
 
     def restart(self) -> None:
-        """A new game: the kept trees (reuse_tree=True) are dropped."""
-        for kept in (self._kept, self._kept_many):
-            if kept is not None:
-                kept.clear()
+        """A new game: the kept trees (reuse_tree=True) are dropped (ValueError, nothing dropped,
+        while the bot is searching: from its evaluator or another thread)."""
+        if self._kept is None or self._kept_many is None:
+            return
+        if self._kept.searching or self._kept_many.searching:
+            raise ValueError("restart() while this MCTS bot is searching: call it after the search")
+        self._kept.clear()
+        self._kept_many.clear()
+        self._trees_evaluator = self.evaluator
 
     @overload
     def search_many(self, states: Sequence[State]) -> list[SearchResult]:  # type: ignore[overload-overlap]
@@ -296,6 +322,7 @@ class MCTS(BaseBot):
         for k, state in enumerate(states):
             if state is not None:
                 _arguments.state_of(self.game, state, f"states[{k}]")
+        self._check_trees()
         seeds = [self._rng.getrandbits(64) for state in states if state is not None]
         found = self.game._mcts_many(  # type: ignore[attr-defined]  # each engine Game has it
             list(states), self.simulations, self.threads, seeds, self.c, self.evaluator, self.batch, **self._noise(),
@@ -326,7 +353,7 @@ class MCTS(BaseBot):
 
     def last_value(self) -> float:
         """The mean return, for the player to move at the root, of the last `step`'s simulations
-        (every root action's mean weighted by its visits)."""
+        (every root action's mean weighted by its visits; with reuse_tree, the kept visits too)."""
         if not self.last_visits:
             raise ValueError("no search yet: call step(state) first")
         return _mean_value(self.last_visits, self.last_values)
