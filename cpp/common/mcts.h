@@ -486,13 +486,11 @@ class MctsTree {
   // and the actions to it in `best_path`.
   void find(int32_t node, const State& s, const State& target, int depth, std::vector<Action>& path, int32_t& found,
             std::vector<Action>& best_path) const {
-    if (game_.is_terminal(s)) return;
     const Node& n = nodes_[node];
-    const bool chance = is_chance(s);
     for (int c = 0; c < n.num_children; ++c) {
       const int32_t index = n.first_child + c;
       const Action action = nodes_[index].action;
-      if (nodes_[index].visits == 0 || !(chance ? is_outcome(s, action) : game_.is_legal(s, action))) continue;
+      if (nodes_[index].visits == 0 || !applicable(s, action)) continue;
       State t = s;
       game_.apply_action(t, action);
       path.push_back(action);
@@ -506,7 +504,11 @@ class MctsTree {
     }
   }
 
-  bool is_outcome(const State& s, Action action) const {
+  // Whether `action` can be applied in s: a legal action, or at a chance node a possible outcome
+  // (the tree's actions may not be, in another determinisation or another outcome).
+  bool applicable(const State& s, Action action) const {
+    if (game_.is_terminal(s)) return false;
+    if (!is_chance(s)) return game_.is_legal(s, action);
     FixedList<ChanceOutcome, G::kMaxChanceOutcomes> outcomes;
     game_.chance_outcomes(s, outcomes);
     for (const ChanceOutcome& o : outcomes)
@@ -538,9 +540,7 @@ class MctsTree {
       game_.reseed(replay, kProbe);
       game_.reseed(expected, kProbe);
       for (Action action : path) {
-        if (game_.is_terminal(replay) || !(is_chance(replay) ? is_outcome(replay, action)
-                                                              : game_.is_legal(replay, action)))
-          return false;
+        if (!applicable(replay, action)) return false;
         game_.apply_action(replay, action);
       }
       return replay == expected;
