@@ -121,6 +121,9 @@ def self_play(game: meeple.Game, network: Network, games: int, simulations: int,
     """`games` games of the network-guided search against itself, all searched together: one
     `search_many` call per move of all unfinished games. Returns their positions, game after game,
     and the games as Records (each replays from its seed and actions)."""
+    # No reuse_tree: a kept subtree's visits were gathered without its new root's noise, and policy
+    # targets from them learnt less in two trials (seeds 0 and 1, defaults otherwise: after 8
+    # iterations the network alone won 0.63 and 0.93 against random, against 0.86 and 0.95 afresh).
     bot = MCTS(game, simulations=simulations, evaluator=network.evaluate_batch, batch=batch,
                dirichlet_alpha=dirichlet_alpha, seed=seed)
     rng = np.random.default_rng(seed)

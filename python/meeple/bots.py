@@ -204,7 +204,10 @@ class MCTS(BaseBot):
     of the nodes that reach it). Kept only when that is exact: not across a draw of implicit
     chance (the statistics there mix outcomes other than the one drawn; explicit chance outcomes
     are nodes of their own and are kept through), and only if the node's children are the
-    position's legal actions. Changing `evaluator` (a new network) drops the trees. `search_many` keeps a tree for each place in its list apart from
+    position's legal actions. Changing `evaluator` (a new network) drops the trees. With
+    `dirichlet_alpha` (self-play), the kept visits were gathered while the new root was an inner
+    node, without its noise: the visit shares lean on them, which makes policy targets less
+    exploratory (examples/alphazero_lite.py searches afresh for that reason). `search_many` keeps a tree for each place in its list apart from
     `step`'s: ``states[i]`` goes on from the tree of the previous call's ``states[i]`` (self-play
     of many games, each game in its place; a new game there starts over by itself).
     `restart()` (called before each game of `play_game`) drops them all. A bot that keeps its
