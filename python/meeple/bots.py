@@ -207,12 +207,13 @@ class MCTS(BaseBot):
     position's legal actions. Changing `evaluator` (a new network) drops the trees. With
     `dirichlet_alpha` (self-play), the kept visits were gathered while the new root was an inner
     node, without its noise: the visit shares lean on them, which makes policy targets less
-    exploratory (examples/alphazero_lite.py searches afresh for that reason). `search_many` keeps a tree for each place in its list apart from
-    `step`'s: ``states[i]`` goes on from the tree of the previous call's ``states[i]`` (self-play
-    of many games, each game in its place; a new game there starts over by itself).
-    `restart()` (called before each game of `play_game`) drops them all. A bot that keeps its
-    trees searches one list of positions at a time (a second search meanwhile, from another
-    thread or from its evaluator, raises ValueError).
+    exploratory (examples/alphazero_lite.py searches afresh for that reason). `search_many`
+    keeps a tree for each place in its list apart from `step`'s: ``states[i]`` goes on from the
+    tree of the previous call's ``states[i]`` (self-play of many games, each game in its place,
+    None where one is over; a new game there starts over by itself). `restart()` (called before
+    each game of `play_game`) drops them all. A bot that keeps its trees searches one list of
+    positions at a time (a second search meanwhile, from another thread or from its evaluator,
+    raises ValueError).
 
     >>> import meeple
     >>> game = meeple.load("abacuachego")
