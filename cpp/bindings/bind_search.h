@@ -841,7 +841,6 @@ struct KeptTrees {
     for (size_t i = 0; i < roots.size(); ++i) {
       Slot& slot = slots[places[i]];
       previous[i].swap(slot.root);
-      slot.reused = 0;
       const size_t trees = is_guided ? 1 : static_cast<size_t>(config.threads);
       if ((is_guided ? slot.guided.size() : slot.uct.size()) == trees) continue;
       previous[i].reset();  // other trees than last time: start over
@@ -856,18 +855,20 @@ struct KeptTrees {
     if (is_guided) {
       results = guided_search<G, StateWrapper>(game, evaluator, batch, interrupt, [&](auto& stop, auto* guide) {
         std::vector<GuidedTree*> trees;
-        for (size_t i = 0; i < roots.size(); ++i)
-          trees.push_back(&ready(slots[places[i]], slots[places[i]].guided, previous[i], roots[i], seeds[i], config,
-                                 guide)[0]);
+        for (size_t i = 0; i < roots.size(); ++i) {
+          Slot& slot = slots[places[i]];
+          slot.reused = prepare(slot.guided, previous[i], roots[i], seeds[i], config, guide);
+          trees.push_back(&slot.guided[0]);
+        }
         return mcts_search_many_trees(trees.data(), roots.data(), static_cast<int>(roots.size()), stop);
       });
     } else {
       ReleasedGil release;
       for (size_t i = 0; i < roots.size() && !interrupt(0); ++i) {
-        std::vector<UctTree>& trees = ready(slots[places[i]], slots[places[i]].uct, previous[i], roots[i], seeds[i],
-                                            config, static_cast<NoEvaluator*>(nullptr));
-        results.push_back(mcts_search_trees(trees, roots[i], interrupt));
-        if (!keep) trees.clear();  // memory back at once (many roots of large searches)
+        Slot& slot = slots[places[i]];
+        slot.reused = prepare(slot.uct, previous[i], roots[i], seeds[i], config, static_cast<NoEvaluator*>(nullptr));
+        results.push_back(mcts_search_trees(slot.uct, roots[i], interrupt));
+        if (!keep) slot.uct.clear();  // memory back at once (many roots of large searches)
       }
     }
     interrupt.raise_if_interrupted();
@@ -877,15 +878,17 @@ struct KeptTrees {
   }
 
  private:
-  // A slot's trees prepared for the search of `root`, from its subtree if they hold it.
+  // A slot's trees prepared for the search of `root`, from its subtree where they hold it (after a
+  // search from `previous`): the root visits they keep.
   template <class Tree, class Evaluator>
-  static std::vector<Tree>& ready(Slot& slot, std::vector<Tree>& trees, const std::optional<State>& previous,
-                                  const State& root, uint64_t seed, const MctsConfig& config, Evaluator* evaluator) {
+  static int64_t prepare(std::vector<Tree>& trees, const std::optional<State>& previous, const State& root,
+                         uint64_t seed, const MctsConfig& config, Evaluator* evaluator) {
+    int64_t reused = 0;
     for (size_t t = 0; t < trees.size(); ++t) {
       trees[t].prepare(config, derive_seed(seed, t), evaluator);
-      if (previous) slot.reused += trees[t].reroot(*previous, root);
+      if (previous) reused += trees[t].reroot(*previous, root);
     }
-    return trees;
+    return reused;
   }
 };
 
