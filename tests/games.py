@@ -12,13 +12,16 @@ Helpers (they work on engine states and on `meeple.reference` states alike):
 - `play_random(state, rng)`: chooses as above, applies it, returns it;
 - `random_game(game, seed)`: generator of the states of one seeded random game;
 - `random_actions(game, seed)`: the action sequence of that game;
-- `protocol_perft(state, depth)`: perft counted in Python over the protocol (clone/apply).
+- `protocol_perft(state, depth)`: perft counted in Python over the protocol (clone/apply);
+- `one_ply_root()`: an Abacuachego root whose children all end the game, for exact search tests.
 """
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
 from typing import Any, Iterator
+
+import numpy as np
 
 import meeple
 
@@ -302,3 +305,18 @@ if __name__ == "__main__":  # pragma: no cover - regenerates the pinned perft co
             state = case.load().new_initial_state(seed=0)
             counts = tuple(protocol_perft(state, d) for d in range(1, 6))
             print(f"{case.id}: perft={counts}")
+
+
+def one_ply_root():
+    """A root one ply from the end (max_plies=1: every child a finished game, so a search there
+    draws no random number after the root's expansion): (game, state, its legal actions,
+    evaluator priors over the action ids, those priors renormalised by action, the return of each
+    child to the root's mover)."""
+    game = meeple.load("abacuachego", max_plies=1)
+    state = game.new_initial_state(seed=0)
+    legal = [int(a) for a in state.legal_actions()]
+    weights = np.zeros(game.num_distinct_actions())
+    weights[legal] = np.sqrt(np.arange(len(legal)) + 2.0)  # distinct priors: no ties to break
+    prior = {a: weights[a] / weights[legal].sum() for a in legal}
+    outcome = {a: float(state.child(a).returns()[0]) for a in legal}
+    return game, state, legal, weights, prior, outcome

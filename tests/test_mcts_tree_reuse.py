@@ -8,21 +8,10 @@ import pytest
 
 import meeple
 from meeple.bots import MCTS, play_game
-from games import choose_random
+from games import choose_random, one_ply_root
 
 VARIANTS = [("abacuachego", {}), ("harmonies", {}), ("harmonies", {"chance": "explicit", "players": 3}),
             ("imperial_harvest", {}), ("imperial_harvest", {"teams": "draft", "setup": "interactive"})]
-
-
-def _one_ply_root():
-    """A root whose children all end the game (max_plies=1): a search there draws no random
-    number after the root's expansion, so its visits follow from the visits so far alone."""
-    game = meeple.load("abacuachego", max_plies=1)
-    state = game.new_initial_state(seed=0)
-    legal = [int(a) for a in state.legal_actions()]
-    weights = np.zeros(game.num_distinct_actions())
-    weights[legal] = np.sqrt(np.arange(len(legal)) + 2.0)  # distinct priors: no ties to break
-    return game, state, weights
 
 
 def _continued(bot_of, state, search_many):
@@ -49,7 +38,7 @@ def _continued(bot_of, state, search_many):
 def test_searching_the_same_position_again_goes_on_with_the_same_search(guided, search_many):
     """Two searches of 150 from one root, the tree kept, are one search of 300: the same visits
     and values (UCT and PUCT; the first search's seed is the same, the second's draws nothing)."""
-    game, state, weights = _one_ply_root()
+    game, state, _, weights, _, _ = one_ply_root()
     evaluator = (lambda s: (weights, np.zeros(2))) if guided else None
     kept, once = _continued(lambda simulations, reuse: MCTS(game, simulations=simulations, seed=5, evaluator=evaluator,
                                                             reuse_tree=reuse), state, search_many)
@@ -62,8 +51,7 @@ def test_searching_the_same_position_again_goes_on_with_the_same_search(guided, 
 def test_root_noise_is_drawn_afresh_not_added_to_the_last_searchs():
     """Searching one root again mixes new noise into the evaluator's priors, not into the noisy
     priors of the search before: each prior stays >= (1 - f) of the evaluator's."""
-    game, state, weights = _one_ply_root()
-    prior = {a: weights[a] / weights.sum() for a in map(int, state.legal_actions())}
+    game, state, _, weights, prior, _ = one_ply_root()
     bot = MCTS(game, simulations=20, seed=2, evaluator=lambda s: (weights, np.zeros(2)), dirichlet_alpha=0.03,
                dirichlet_fraction=0.5, reuse_tree=True)
     seen = []

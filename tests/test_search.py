@@ -13,7 +13,7 @@ import pytest
 
 import meeple
 from meeple.bots import MCTS, Random, play_game
-from games import random_game
+from games import one_ply_root, random_game
 
 
 GAMES = meeple.list_games()
@@ -1022,20 +1022,6 @@ def test_mcts_evaluator_priors_steer_the_visits(name):
     assert max(bot.last_visits.values()) - min(bot.last_visits.values()) <= 1  # uniform: equal shares
 
 
-def _one_ply_root():
-    """A root one ply from the end (max_plies=1: every child a finished game): (game, state, its
-    legal actions, evaluator priors over the action ids, those priors renormalised by action, the
-    return of each child to the root's mover)."""
-    game = meeple.load("abacuachego", max_plies=1)
-    state = game.new_initial_state(seed=0)
-    legal = [int(a) for a in state.legal_actions()]
-    weights = np.zeros(game.num_distinct_actions())
-    weights[legal] = np.sqrt(np.arange(len(legal)) + 2.0)  # distinct priors: no ties to break
-    prior = {a: weights[a] / weights[legal].sum() for a in legal}
-    outcome = {a: float(state.child(a).returns()[0]) for a in legal}
-    return game, state, legal, weights, prior, outcome
-
-
 def _root_puct_search(priors, outcome, simulations, c):
     """The root children's visits and summed returns by the PUCT rule as documented, when every
     child is a finished game (of return `outcome[a]` to the root's mover): the child maximising
@@ -1055,7 +1041,7 @@ def _root_puct_search(priors, outcome, simulations, c):
 def test_mcts_evaluator_visits_follow_the_puct_rule(c):
     """With one ply left (max_plies=1) the evaluator is asked only at the root and every child is
     a finished game, so the visits are those of the PUCT rule as documented (_root_puct_search)."""
-    game, state, legal, weights, prior, outcome = _one_ply_root()
+    game, state, legal, weights, prior, outcome = one_ply_root()
     visits, value = _root_puct_search(prior, outcome, 300, c)
     bot = MCTS(game, simulations=300, seed=1, c=c, evaluator=lambda s: (weights, np.zeros(2)))
     bot.step(state)
@@ -1069,7 +1055,7 @@ def test_mcts_root_noise_is_mixed_into_the_root_priors(alpha, fraction):
     """dirichlet_alpha mixes noise into the root's priors: last_priors is (1 - f) prior + f noise,
     noise a distribution over the legal actions, and the search follows the PUCT rule with
     those priors (replayed here); a seed gives the same noise, another seed other noise."""
-    game, state, legal, weights, prior, outcome = _one_ply_root()
+    game, state, legal, weights, prior, outcome = one_ply_root()
 
     def searched(seed):
         bot = MCTS(game, simulations=200, seed=seed, evaluator=lambda s: (weights, np.zeros(2)),
@@ -1268,7 +1254,7 @@ def test_mcts_root_noise_arguments_are_checked():
 def test_mcts_batched_evaluator_visits_follow_the_puct_rule_with_virtual_loss(batch):
     """As above, in batches: `batch` simulations choose in turn, each leaving a virtual loss on its
     child (a visit with return -1), then every chosen child gets its true return instead."""
-    game, state, legal, weights, prior, outcome = _one_ply_root()
+    game, state, legal, weights, prior, outcome = one_ply_root()
     visits, value, root_visits, c = dict.fromkeys(legal, 0), dict.fromkeys(legal, 0.0), 0, 1.4
     for start in range(0, 300, batch):
         chosen = []
