@@ -354,6 +354,30 @@ def test_p05_p06_p07_explicit_setup_order_and_probabilities(impl):
     assert ints(state.legal_actions()) == [260, 261]
 
 
+def test_explicit_chance_leaves_the_generator_at_zero(impl):
+    """Explicit chance draws nothing from the rng, so the seed a game started from does not make
+    an equal position a different state (docs/rules/harmonies.md, "Chance")."""
+    game = make_game(impl, players=2, chance="explicit")
+    states = [game.new_initial_state(seed=seed) for seed in (None, 1, 2**64 - 1)]
+    for state in states:
+        while state.is_chance_node():
+            state.apply_action(int(state.chance_outcomes()[-1][0]))  # the same outcomes in each
+        state.reseed(7)  # changes nothing with explicit chance
+        assert plain(state.to_dict())["rng"] == "0x0000000000000000"
+    assert states[1] == states[0] and states[2] == states[0]
+    if impl == "engine":
+        assert len({s.transposition_key() for s in states}) == 1
+    # A document's rng is read as 0 there; with implicit chance it is the generator.
+    d = plain(states[0].to_dict())
+    d["rng"] = "0x5"
+    assert plain(game.state_from_dict(d).to_dict())["rng"] == "0x0000000000000000"
+    assert game.state_from_dict(d) == states[0]
+    implicit = make_game(impl, players=2)
+    d = plain(implicit.new_initial_state(seed=3).to_dict())
+    d["rng"] = "0x5"
+    assert plain(implicit.state_from_dict(d).to_dict())["rng"] == "0x0000000000000005"
+
+
 def test_p02_cell_index_and_neighbours():
     geometry = REF.GEOMETRY["A"]
     assert geometry.names == CELLS["A"] and len(CELLS["A"]) == 23 and len(CELLS["B"]) == 25

@@ -384,7 +384,8 @@ struct HarmoniesTraits {
     if (rng.size() < 3 || rng.size() > 18 || rng[0] != '0' || rng[1] != 'x' ||
         rng.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos)
       bad_field("rng", "expected '0x' and 1 to 16 hex digits, got '" + rng + "'");
-    s.rng.state = std::stoull(rng.substr(2), nullptr, 16);
+    // Explicit chance never draws from it: 0 whatever the document says (initial_state's value).
+    s.rng.state = g.params().explicit_chance ? 0 : std::stoull(rng.substr(2), nullptr, 16);
     for (int i = 0; i < P; ++i) g.refresh_targets(s.players[i]);
     const std::string problem = g.check_consistency(s);
     if (!problem.empty()) throw py::value_error("inconsistent harmonies state: " + problem);

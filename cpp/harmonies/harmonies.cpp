@@ -550,7 +550,9 @@ Game::Game(const Params& params, const CardData& data) : params_(params) {
 
 State Game::initial_state(uint64_t seed) const {
   State s;
-  s.rng = Rng(seed);
+  // Explicit chance draws nothing from the generator: one fixed value, so that the same position
+  // is the same state (==, transposition_key) whatever seed the game started from.
+  s.rng = Rng(params_.explicit_chance ? 0 : seed);
   s.pouch = kPouchStart;
   s.deck = 0xFFFFFFFFu;
   s.spirit_deck = (1u << kNumSpirits) - 1;  // R2: all ten stay when the option is off

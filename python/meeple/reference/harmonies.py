@@ -480,7 +480,8 @@ class HarmoniesGame:
         """Points 5-8: the setup draws (all done at once with implicit chance)."""
         value = _document.check_seed(seed)
         state = HarmoniesState(self)
-        state._rng = value
+        # Explicit chance draws nothing from the rng: 0, so that equal positions are equal states.
+        state._rng = 0 if self.explicit else value
         state._pending_spaces = list(range(self.num_spaces))
         state._pending_slots = list(range(self.num_slots))
         if self.spirits:
@@ -1281,7 +1282,7 @@ def _state_from_dict(game, d):
     rng = d["rng"]
     if not isinstance(rng, str) or re.fullmatch(r"0x[0-9a-fA-F]{1,16}", rng) is None:
         fail(f"rng must be a string '0x' + at most 16 hex digits, got {rng!r}")
-    state._rng = int(rng, 16)
+    state._rng = 0 if game.explicit else int(rng, 16)  # explicit chance: unused, always 0
 
     # -- cards and tokens are conserved
     animals = state._deck + [i for i in state._display if i is not None] + animals_held
