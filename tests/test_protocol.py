@@ -770,6 +770,53 @@ def test_random_playouts(case):
     assert empty.returns.shape == (0, players) and empty.lengths.shape == (0,)
 
 
+def test_random_playouts_from_a_state(case):
+    """state=: the games are played out from copies of a position (its chance node resolved as
+    any other), deterministic and independent of threads, the position unchanged; the copies'
+    implicit chance is drawn from (seed, i), not from the position's own generator."""
+    game = case.load()
+    n = 40
+    for plies in (0, 7, 30):
+        *_, state = random_game(game, 5, max_actions=plies)
+        before = state.to_json()
+        result = meeple.random_playouts(game, n, seed=3, state=state)
+        assert state.to_json() == before
+        assert result.returns.shape == (n, game.num_players())
+        assert np.all(result.lengths >= (0 if state.is_terminal() else 1))
+        assert np.all(result.lengths <= game.max_game_length() - state.move_number())
+        if case.returns_bounds is not None:
+            low, high = case.returns_bounds
+            assert np.all((result.returns >= low) & (result.returns <= high))
+        again = game.random_playouts(n, seed=3, threads=2, state=state.clone())
+        assert np.array_equal(again[0], result.returns) and np.array_equal(again[1], result.lengths)
+        other_future = state.clone()
+        other_future.reseed(2**64 - 1)  # with implicit chance a new generator; else nothing changes
+        same = meeple.random_playouts(game, n, seed=3, state=other_future)
+        assert np.array_equal(same.returns, result.returns) and np.array_equal(same.lengths, result.lengths)
+    *_, final = random_game(game, 6)
+    over = meeple.random_playouts(game, 3, seed=1, state=final)
+    assert np.all(over.lengths == 0) and np.all(over.returns == final.returns())
+
+
+def test_random_playouts_from_a_state_pin_the_seeding():
+    """Game i from a copy of the start is game i from scratch where the start does not depend on
+    the seed (Abacuachego): one seeding scheme for both."""
+    game = meeple.load("abacuachego")
+    scratch = meeple.random_playouts(game, 50, seed=3)
+    from_start = meeple.random_playouts(game, 50, seed=3, state=game.new_initial_state(seed=9))
+    assert np.array_equal(scratch.lengths, from_start.lengths)
+    assert np.array_equal(scratch.returns, from_start.returns)
+    with pytest.raises(ValueError, match="the state is of"):
+        meeple.random_playouts(meeple.load("abacuachego", pits_per_row=8), 2, state=game.new_initial_state())
+    with pytest.raises(ValueError, match="the state is of"):  # the game's own method checks too
+        meeple.load("abacuachego", pits_per_row=8).random_playouts(2, state=game.new_initial_state())
+    for wrong in (meeple.reference.load("abacuachego").new_initial_state(), "start", 3):
+        with pytest.raises(TypeError, match="expected a abacuachego state of the engine"):
+            meeple.random_playouts(game, 2, state=wrong)
+        with pytest.raises(TypeError, match="expected a abacuachego state of the engine"):
+            game.random_playouts(2, state=wrong)
+
+
 def test_perft_refuses_a_state_of_other_parameters():
     """The engine would read such a state with this game's sizes: out of bounds."""
     small, large = meeple.load("abacuachego", pits_per_row=2), meeple.load("abacuachego", pits_per_row=12)
@@ -796,6 +843,7 @@ def test_random_playouts_by_name_and_bad_arguments():
         meeple.random_playouts(None, 1)
     game = meeple.load("abacuachego")  # the methods the protocol gives, past the Python wrapper
     for call, error in ((lambda: game.random_playouts(2**63), ValueError),
+                        (lambda: game.random_playouts(2**40 + 1), ValueError),  # the documented limit
                         (lambda: game.random_playouts(1, seed=-1), ValueError),
                         (lambda: game.random_playouts(1, threads=2**31), ValueError),
                         (lambda: game.random_playouts(1.0), TypeError),

@@ -9,6 +9,13 @@ mode=${1:-release}
 dir=build/dev
 extra=()
 if [ "$mode" = sanitize ]; then dir=build/dev-sanitize; extra=(-DMEEPLE_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo); fi
+# A build directory copied with the tree (cp -r) still names the old source in its CMake cache,
+# which cmake refuses: start that one afresh.
+cache="$dir/CMakeCache.txt"
+if [ -f "$cache" ] && ! grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$PWD" "$cache"; then
+  echo "dev_build: $dir was configured for another source tree; removing it"
+  rm -rf "$dir"
+fi
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 cmake -S . -B "$dir" "${gen[@]}" -DMEEPLE_WERROR=ON -DMEEPLE_BUILD_CPP_TESTS=ON \

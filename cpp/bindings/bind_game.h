@@ -14,6 +14,7 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -149,17 +150,21 @@ void check_player(const G& game, int player) {
                           ", got " + std::to_string(player));
 }
 
-// Plays `n` uniformly random games from the game's initial state, game i seeded by
-// derive_seed(seed, i) for both the state and the action choices, so results do not depend on
-// `threads`. Fills returns[n][players] and lengths[n], unless `stop` ends it early.
+// Plays `n` uniformly random games, game i seeded by derive_seed(seed, i) for both the state and
+// the action choices, so results do not depend on `threads`: from the game's initial state, or
+// from a copy of `root` when given (its implicit chance reseeded by that seed: a determinisation,
+// as each MCTS simulation draws one). Fills returns[n][players] and lengths[n] (the actions
+// applied), unless `stop` ends it early.
 template <GameEngine G, class Stop>
-void random_playouts(const G& game, int64_t n, uint64_t seed, int threads, double* returns,
-                     int64_t* lengths, Stop& stop) {
+void random_playouts(const G& game, const typename G::State* root, int64_t n, uint64_t seed, int threads,
+                     double* returns, int64_t* lengths, Stop& stop) {
   const int players = game.num_players();
   auto run = [&](int64_t begin, int64_t end, int thread) {
     for (int64_t i = begin; i < end && !stop(thread); ++i) {
       const uint64_t game_seed = derive_seed(seed, static_cast<uint64_t>(i));
-      typename G::State s = game.initial_state(game_seed);
+      typename G::State s = root ? *root : game.initial_state(game_seed);
+      if constexpr (ReseedsChance<G>)
+        if (root) game.reseed(s, game_seed);
       Rng rng(game_seed ^ 0x5DEECE66Dull);
       lengths[i] = random_playout(game, s, rng);
       game.returns(s, returns + i * players);
@@ -342,6 +347,19 @@ struct FastStateMethods {
   }
 };
 
+// A state handed to one of game g's methods (perft, random_playouts): an engine state of g's
+// parameters (TypeError naming what was given, or check_state_of's ValueError).
+template <class Traits, GameEngine G>
+const PyState<G>& state_argument(const G& g, py::handle state) {
+  if (!py::isinstance<PyState<G>>(state))
+    throw py::type_error(std::string("expected a ") + Traits::kName + " state of the engine, got " +
+                         py::str(py::type::of(state).attr("__module__")).cast<std::string>() + "." +
+                         py::type::of(state).attr("__qualname__").cast<std::string>());
+  const PyState<G>& s = state.cast<const PyState<G>&>();
+  check_state_of<Traits>(g, s);
+  return s;
+}
+
 template <GameEngine G, class Traits>
 std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
     py::module_& m, const std::string& prefix) {
@@ -384,12 +402,7 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
       .def(
           "perft",
           [](const G& g, py::handle state, py::object depth) {
-            if (!py::isinstance<S>(state))
-              throw py::type_error(std::string("expected a ") + Traits::kName + " state of the engine, got " +
-                                   py::str(py::type::of(state).attr("__module__")).cast<std::string>() + "." +
-                                   py::type::of(state).attr("__qualname__").cast<std::string>());
-            const S& s = state.cast<const S&>();
-            check_state_of<Traits>(g, s);
+            const S& s = state_argument<Traits>(g, state);
             const int plies = static_cast<int>(int_argument(depth, "depth", 0, g.max_game_length()));
             const typename G::State root = s.state;  // another Python thread may change s meanwhile
             PythonInterrupt interrupt;
@@ -407,12 +420,14 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
           "C++ with the GIL released; Ctrl-C interrupts it.")
       .def(
           "random_playouts",
-          [](const G& g, py::object games, py::object seed, py::object threads) {
-            const int64_t n = int_argument(games, "n", 0, std::numeric_limits<int64_t>::max() / 64);
+          [](const G& g, py::object games, py::object seed, py::object threads, py::handle state) {
+            const int64_t n = int_argument(games, "n", 0, int64_t{1} << 40);  // as meeple.random_playouts
             const int workers = threads_argument(threads);
             if (seed.is_none())  // as meeple.random_playouts: a run is reproducible
               throw py::type_error("seed must be an int in 0..2**64-1, got None");
             const uint64_t game_seed = to_seed(seed);
+            std::optional<typename G::State> root;  // a copy: another Python thread may change the state
+            if (!state.is_none()) root = state_argument<Traits>(g, state).state;
             py::array_t<double> returns({n, static_cast<int64_t>(g.num_players())});
             py::array_t<int64_t> lengths(n);
             double* r = returns.mutable_data();
@@ -420,12 +435,12 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
             PythonInterrupt interrupt;
             {
               ReleasedGil release;
-              random_playouts(g, n, game_seed, workers, r, l, interrupt);
+              random_playouts(g, root ? &*root : nullptr, n, game_seed, workers, r, l, interrupt);
             }
             interrupt.raise_if_interrupted();
             return py::make_tuple(returns, lengths);
           },
-          py::arg("n"), py::arg("seed") = 0, py::arg("threads") = 1)
+          py::arg("n"), py::arg("seed") = 0, py::arg("threads") = 1, py::arg("state") = py::none())
       .def(
           "_interleaved_playouts",
           [](const G& g, int64_t n, int64_t rounds, uint64_t seed) {

@@ -85,6 +85,11 @@ Action sample_action(const G& game, const typename G::State& state, Rng& rng) {
   }
 }
 
+// Games whose chance is drawn from a generator inside the state (implicit chance) can replace it:
+// game.reseed(state, seed) draws the future from `seed`, the position unchanged.
+template <class G>
+concept ReseedsChance = requires(const G& game, typename G::State& state) { game.reseed(state, uint64_t{}); };
+
 // Plays uniformly random actions until the end; returns the number of actions applied.
 template <GameEngine G>
 int64_t random_playout(const G& game, typename G::State& state, Rng& rng) {

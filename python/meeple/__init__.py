@@ -48,20 +48,36 @@ atexit.register(_core._prepare_for_exit)
 Playouts = namedtuple("Playouts", ["returns", "lengths"])
 
 
-def random_playouts(game: Game | str, n: int, seed: int = 0, threads: int = 1) -> Playouts:
+def random_playouts(game: Game | str, n: int, seed: int = 0, threads: int = 1,
+                    state: State | None = None) -> Playouts:
     """Plays `n` whole games with uniformly random actions in C++ (GIL released).
 
     Returns numpy arrays: `returns` (n, num_players) and `lengths` (n,) in actions per game.
     Game i is seeded from (seed, i), so results do not depend on `threads`. `seed` is an int in
     0..2**64-1 (None is not a seed here: TypeError), `n` 0..2**40, `threads` 1..1024.
 
+    With `state` (an engine state of `game`), each game is played out from a copy of it instead
+    of from the start: rollouts for a search written in Python. `lengths` then counts the actions
+    after `state` (0 if it is over; chance outcomes count). Implicit chance (Harmonies' default)
+    is drawn anew in each copy, reseeded from (seed, i) as `state.reseed` does: a determinisation,
+    as each simulation of `meeple.bots.MCTS` draws one, so the playouts do not all replay the
+    state's own future. `state` itself is not changed.
+
     >>> result = random_playouts("abacuachego", 100, seed=3)
     >>> result.returns.shape, bool((result.lengths > 0).all())
     ((100, 2), True)
+    >>> game = load("abacuachego")
+    >>> position = game.new_initial_state(seed=3)
+    >>> position.apply_action(position.legal_actions()[0])
+    >>> from_there = random_playouts(game, 100, seed=3, state=position)
+    >>> bool((from_there.lengths > 0).all()), position.move_number()
+    (True, 1)
     """
     engine = _arguments.engine_game(game, "random_playouts")
     n = _arguments.int_in_range("n", n, 0, 2**40)
-    returns, lengths = engine.random_playouts(n, _arguments.seed(seed), _arguments.threads(threads))
+    if state is not None:
+        _arguments.state_of(engine, state, "state")
+    returns, lengths = engine.random_playouts(n, _arguments.seed(seed), _arguments.threads(threads), state)
     return Playouts(returns, lengths)
 
 

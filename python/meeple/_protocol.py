@@ -80,9 +80,10 @@ class Game(Protocol):
     def perft(self, state: State, depth: int) -> int:
         """The number of action sequences of exactly `depth` actions from `state` (explicit chance
         outcomes count as actions; a game over sooner counts 0): a determinism signature."""
-    def random_playouts(self, n: int, seed: int = 0,
-                        threads: int = 1) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-        """`n` whole random games in C++: (returns per game and player, lengths)."""
+    def random_playouts(self, n: int, seed: int = 0, threads: int = 1, state: State | None = None
+                        ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+        """`n` whole random games in C++: (returns per game and player, lengths); from copies of
+        `state` if given (see meeple.random_playouts)."""
 
 
 def _game_from_json(self, text):
