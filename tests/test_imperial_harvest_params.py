@@ -76,6 +76,8 @@ def test_character_table_problems_are_named(tmp_path):
         meeple.load("imperial_harvest", characters=table)
     with pytest.raises(ValueError, match="cannot read the character table"):
         meeple.load("imperial_harvest", characters=str(tmp_path / "nowhere.json"))
+    with pytest.raises(ValueError, match="cannot read the character table .*not a valid file name"):
+        meeple.load("imperial_harvest", characters="\ud800.json")  # no file system can encode it
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     with pytest.raises(ValueError, match="is not JSON"):

@@ -854,6 +854,48 @@ def test_setup_state_round_trips(impl):
                                   "uses_left": None, "wolf_form": False}
 
 
+def test_d55_documents_from_which_the_setup_gets_stuck_are_refused(impl):
+    """D55: camps out of turn order, hedges that close every bridge spot of a moat tile still to be
+    bridged: refused (play from them would find no legal action); the real ones are accepted."""
+    game = make_game(impl, setup="interactive")
+    state = game.new_initial_state()
+    do(state, "bridge 5,2", "bridge 2,3", "bridge 7,6", "bridge 2,6", "camp imperial_strawberry top_right",
+       "camp raiders_character bottom_left")
+    d = dict_of(state)
+    assert d["phase"] == "camps" and d["setup_step"] == 2 and d["team"] == 1
+    assert dict_of(game.state_from_dict(copy.deepcopy(d))) == d
+    for camps in ({"raiders_character": "bottom_left", "raiders_strawberry": "top_right"},  # R, R
+                  {"imperial_strawberry": "top_right", "imperial_character": "bottom_left"}):  # I, I
+        wrong = copy.deepcopy(d)
+        wrong["camps"] = camps
+        with pytest.raises(ValueError, match="camps"):
+            game.state_from_dict(wrong)
+
+    # Bridges: three moat tiles bridged, the fourth (that of 2,6) open at 2,6 only is fine; with
+    # that spot hedged as well the phase could not end.
+    state = game.new_initial_state()
+    spots = sorted(legal(state))
+    do(state, "bridge 5,2", "bridge 2,3", "bridge 7,6")
+
+    def join(text):  # a hedge on one join of a bridge spot (x = 2 or 7: the spot runs east-west)
+        x, y = map(int, text.split()[1].split(","))
+        return [[x - 1, y], [x, y]] if x in (2, 7) else [[x, y - 1], [x, y]]
+
+    d = dict_of(state)
+    others = [join(text) for text in spots if text != "bridge 2,6"]
+    d["hedges"] = sorted(d["hedges"] + [h for h in others if h not in d["hedges"]])
+    assert legal(game.state_from_dict(copy.deepcopy(d))) == {"bridge 2,6"}
+    d["hedges"] = sorted(d["hedges"] + [join("bridge 2,6")])
+    with pytest.raises(ValueError, match="bridge spot"):
+        game.state_from_dict(copy.deepcopy(d))
+    # Once every tile has its bridge, the hedges of the other spots no longer matter.
+    do(state, "bridge 2,6")
+    done = dict_of(state)
+    assert done["phase"] == "camps"
+    done["hedges"] = sorted(done["hedges"] + [h for h in d["hedges"] if h not in done["hedges"]])
+    assert dict_of(game.state_from_dict(copy.deepcopy(done))) == done
+
+
 # ============================================================================ observation
 
 def test_observation_layout(impl):

@@ -404,6 +404,8 @@ def test_training_examples_refuse_records_without_searches(tmp_path, reference_f
     (b"hello", "does not look like a meeple selfplay file"),
     (b'{"schema": "meeple-state/1"}\n', "line 1 is not a meeple game record"),
     (b"\x00\x01", "does not look like a meeple selfplay file"),
+    (b"1" * 5000 + b"\n", "line 1 is not a JSON record"),  # too long an int for Python's json
+    (b"[" * 100_000 + b"\n", "line 1 is not a JSON record"),  # too deep for it
 ])
 def test_resume_refuses_other_files(capsys, tmp_path, content, message):
     path = tmp_path / "notes.txt"
@@ -513,6 +515,17 @@ def test_resume_checks_a_whole_last_record_that_lost_its_newline(capsys, tmp_pat
     code, out, err = run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)
     assert code == 0 and path.read_bytes() == reference_file.read_bytes()
     assert f"dropped a truncated last line ({len(lines[2]) - 1} bytes)" in out + err
+
+
+def test_resume_drops_a_cut_last_line_too_deep_for_json(capsys, tmp_path, reference_file):
+    """A last line cut short that Python's json cannot even parse (nesting too deep: RecursionError)
+    is dropped as any other cut line, not a traceback."""
+    lines = reference_file.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "saved.jsonl"
+    path.write_bytes(b"".join(lines[:2]) + lines[2][:40] + b"[" * 100_000)
+    code, out, err = run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)
+    assert code == 0 and path.read_bytes() == reference_file.read_bytes()
+    assert "dropped a truncated last line" in out + err
 
 
 def test_timing_needs_out(capsys):

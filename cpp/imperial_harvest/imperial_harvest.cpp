@@ -133,9 +133,6 @@ bool in_sight(const Bits128& sight, int c, int x, int range) {
 
 int manhattan(int a, int b) { return std::abs(cell_x(a) - cell_x(b)) + std::abs(cell_y(a) - cell_y(b)); }
 
-// Setup turn orders (docs points 64, 65): bridges and camps I,R,R,I; draft and placement alternate.
-constexpr int kIRRI[4] = {0, 1, 1, 0};
-
 }  // namespace
 
 Decoded Game::decode(Action a) { return kDecode[a]; }

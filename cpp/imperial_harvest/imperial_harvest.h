@@ -194,6 +194,9 @@ enum Phase : uint8_t {
   kPhaseRest, kPhasePick, kPhaseAct, kPhaseHydra, kPhaseRespawn, kPhasePuppet,
   kPhaseDraft, kPhaseBridges, kPhaseCamps, kPhasePlacement, kPhaseCount
 };
+// Setup turn orders (docs points 64, 65): bridges and camps I,R,R,I (the team placing the k-th);
+// draft and placement alternate.
+inline constexpr int kIRRI[4] = {0, 1, 1, 0};
 inline constexpr const char* kPhaseNames[kPhaseCount] = {"rest",  "pick",    "act",     "hydra", "respawn",
                                                          "puppet", "draft", "bridges", "camps", "placement"};
 
@@ -387,7 +390,8 @@ class Game {
   std::string action_to_string(const State& s, Action a) const;
   Action string_to_action(const State& s, const std::string& text) const;  // -1 if none
   std::string to_string(const State& s) const;
-  // Empty if `s` is a position of this game the rules can hold; else what is wrong.
+  // Empty if `s` is a position of this game the rules can hold, with a legal action unless the
+  // game is over; else what is wrong.
   std::string check_consistency(const State& s) const;
 
   static Decoded decode(Action a);
@@ -474,6 +478,7 @@ class Game {
   void setup_apply(State& s, const Decoded& d) const;
   bool draft_ok(const State& s, int k) const;
   bool bridge_ok(const State& s, int b) const;
+  std::string check_fields(const State& s) const;  // check_consistency less the legal action
   bool camp_ok(const State& s, int kind, int corner) const;
   bool place_ok(const State& s, int r) const;
   int setup_team(const State& s) const;

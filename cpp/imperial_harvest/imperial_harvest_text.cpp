@@ -263,6 +263,18 @@ std::string Game::to_string(const State& s) const {
 }
 
 std::string Game::check_consistency(const State& s) const {
+  std::string problem = check_fields(s);
+  if (problem.empty() && !is_terminal(s)) {
+    // Every state play reaches has one; a document must not start where the game is stuck
+    // (search and random play would have nothing to choose from).
+    Actions legal;
+    legal_actions(s, legal);
+    if (legal.empty()) problem = "the player to move has no legal action";
+  }
+  return problem;
+}
+
+std::string Game::check_fields(const State& s) const {
   const bool setup = s.phase >= kPhaseDraft && s.phase < kPhaseCount;
   if (s.phase >= kPhaseCount) return "unknown phase";
   // Cards: drafted in slot order, distinct, archetypes distinct within a team.
@@ -357,7 +369,23 @@ std::string Game::check_consistency(const State& s) const {
     for (int k = 0; k < kCampKinds; ++k) placed += s.camp[k] != kNone;
     if (s.setup_step > 3 || placed != s.setup_step) return "camps: setup_step must count the camps";
     if (s.bridges.count() != 4) return "camps: the camps come after the 4 bridges";
-    for (int i = 0; i < s.setup_step; ++i) (void)i;
+    for (int tm = 0; tm < 2; ++tm) {  // each team's camps so far are its turns so far (kIRRI)
+      int turns = 0;
+      for (int i = 0; i < s.setup_step; ++i) turns += kIRRI[i] == tm;
+      if ((s.camp[2 * tm] != kNone) + (s.camp[2 * tm + 1] != kNone) != turns)
+        return "camps: a team placed more or fewer camps than its turns so far (imperials, raiders, raiders, "
+               "imperials)";
+    }
+  }
+  if (setup_ == Setup::kInteractive && (s.phase == kPhaseDraft || s.phase == kPhaseBridges)) {
+    // Hedges do not change before play, so a moat tile still without a bridge needs a spot
+    // whose joins are unhedged now, or the bridges phase would get stuck there.
+    bool open[4] = {false, false, false, false}, bridged[4] = {false, false, false, false};
+    s.bridges.for_each([&](int c) { bridged[board_.moat_tile(c)] = true; });
+    for (int b = 0; b < kBridgeSpots; ++b)
+      if (bridge_ok(s, b)) open[board_.moat_tile(board_.bridge_spot(b))] = true;
+    for (int k = 0; k < 4; ++k)
+      if (!bridged[k] && !open[k]) return "the hedges leave a moat tile without a bridge spot (both joins unhedged)";
   }
   if (!setup && s.setup_step) return "setup_step is 0 after the setup";
   (void)before_board;

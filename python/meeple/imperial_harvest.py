@@ -94,6 +94,8 @@ def _check_characters(value):
                 value = json.load(f)
         except OSError as e:
             raise ValueError(f"cannot read the character table {path!r}: {e.strerror}") from None
+        except UnicodeEncodeError:  # a str no file system can name (a lone surrogate)
+            raise ValueError(f"cannot read the character table {path!r}: not a valid file name") from None
         except json.JSONDecodeError as e:
             raise ValueError(f"the character table {path!r} is not JSON: {e}") from None
     if not isinstance(value, dict):

@@ -453,13 +453,13 @@ def read_existing(path: str | os.PathLike, match: Match, timing: bool | None = N
         try:  # a whole record whose newline was cut off: checked like the others before it is dropped
             json.loads(tail)
             lines.append(tail)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (ValueError, RecursionError):  # also too long an int, too deep a nesting
             pass
     for number, raw in enumerate(lines, 1):
         where = f"{path}, line {number}"
         try:
             doc = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        except (ValueError, RecursionError) as e:  # JSON and UTF-8 errors are ValueErrors too
             raise ResumeError(f"{where} is not a JSON record ({e}); not a meeple selfplay file?") from None
         if not isinstance(doc, dict) or doc.get("schema") != RECORD_SCHEMA:
             raise ResumeError(f"{where} is not a meeple game record; not a meeple selfplay file?")

@@ -3074,6 +3074,20 @@ def _state_from_dict(game, d):
             fail("bridges phase: setup_step bridges, no camps")
         if phase == "camps" and (len(s._camps) != s._setup_step or len(s._bridges) != 4):
             fail("camps phase: setup_step camps placed after the 4 bridges")
+        if phase == "camps":
+            for team in (IMPERIAL, RAIDERS):
+                mine = sum(kind.startswith(TEAM_KEYS[team]) for kind in s._camps)
+                if mine != CAMP_ORDER[:s._setup_step].count(team):
+                    fail(f"camps phase: {TEAM_KEYS[team]} placed {mine} camps in "
+                         f"{CAMP_ORDER[:s._setup_step].count(team)} turns (order I, R, R, I)")
+        if game.interactive and phase in ("draft", "bridges"):
+            # Hedges do not change before play: each moat tile still without a bridge needs a spot
+            # with both joins unhedged, or the bridges phase gets stuck.
+            tile_of = moat_tile_of()
+            bridged = {tile_of[c] for c in s._bridges}
+            open_tiles = {tile_of[c] for c in BRIDGE_CELLS if _legal_bridge_spot(c, s._hedges)}
+            if not set(tile_of.values()) - bridged <= open_tiles:
+                fail("the hedges leave a moat tile without a bridge spot (both joins unhedged)")
         if game.interactive and phase == "draft" and (s._bridges or s._camps):
             fail("with setup='interactive' bridges and camps come after the draft")
         if not (game.interactive and phase in ("draft", "bridges", "camps")) and len(s._camps) != 4:
@@ -3191,4 +3205,6 @@ def _state_from_dict(game, d):
     expected = TERMINAL if terminal else (s._queue[0] // TEAM_SIZE if s._queue else s._team)
     if _as_int(d["current_player"]) != expected or isinstance(d["current_player"], bool):
         fail(f"current_player must be {expected}, got {d['current_player']!r}")
+    if not terminal and not s.legal_actions():  # play never gets stuck: a document must not either
+        fail("the player to move has no legal action")
     return s
