@@ -120,7 +120,7 @@ HARMONIES = GameEntry(
         Variant("default", {}, differential=False, perft=(10, 372, 18584, 568054, 7617324)),
         Variant("explicit", {"chance": "explicit"}, perft=(6, 36, 216, 1296, 7776)),
         Variant("solo_explicit", {"players": 1, "chance": "explicit"}, zero_sum=False,
-                returns_bounds=(0.0, 20.0), perft=(6, 36, 216, 1296, 7776)),
+                returns_bounds=(3.0, 11.0), perft=(6, 36, 216, 1296, 7776)),
         Variant("2p_side_b_spirits_explicit", {"side": "B", "spirits": True, "chance": "explicit"},
                 perft=(6, 36, 216, 1296, 7776)),
         Variant("3p_side_b_explicit", {"players": 3, "side": "B", "chance": "explicit"},

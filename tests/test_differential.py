@@ -254,7 +254,8 @@ def test_same_game_description(case):
     engine, ref = case.load(), case.load_reference()
     assert engine.name == ref.name
     assert engine.parameters() == ref.parameters()
-    for method in ("num_players", "num_distinct_actions", "max_chance_outcomes", "max_game_length"):
+    for method in ("num_players", "num_distinct_actions", "max_chance_outcomes", "max_game_length",
+                   "min_utility", "max_utility", "utility_sum"):
         assert getattr(engine, method)() == getattr(ref, method)(), method
     assert tuple(engine.observation_shape()) == tuple(ref.observation_shape())
 

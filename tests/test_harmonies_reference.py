@@ -1037,6 +1037,21 @@ def test_p24_d5_solo_suns(impl, t3, t2, t1, side, spirits, kept, points, suns):
     assert [float(r) for r in state.returns()] == [float(suns)]
 
 
+@pytest.mark.parametrize("players, side, spirits, low, high", [
+    (2, "A", False, -1, 1), (4, "B", True, -1, 1),
+    (1, "A", False, 1 + 2, 8 + 1 + 2),   # the bonuses at any score (D5): side A +1, no spirits +2
+    (1, "A", True, 1, 8 + 1 + 1),         # ... a "groups" spirit kept +1 [R7]
+    (1, "B", False, 2, 8 + 2),
+    (1, "B", True, 0, 8 + 1),
+])
+def test_p23_p24_utility_bounds(impl, players, side, spirits, low, high):
+    """min_utility/max_utility: the least and greatest returns (points 23, 24); utility_sum 0 with
+    2-4 players, None solo (suns)."""
+    game = make_game(impl, players=players, side=side, spirits=spirits)
+    assert (game.min_utility(), game.max_utility()) == (low, high)
+    assert game.utility_sum() == (None if players == 1 else 0)
+
+
 @pytest.mark.parametrize("move_number, accepted", [(0, True), (60000, True), (60001, False), (65535, False)])
 def test_r10_move_number_leaves_room_for_the_rest_of_the_game(impl, move_number, accepted):
     """R10: a state dict's move_number is 0..60000. The engine's 16-bit counter accepted 65535 and

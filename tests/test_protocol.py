@@ -115,6 +115,10 @@ def test_state_invariants(case):
     assert game.name == case.name and game.num_players() >= 1
     assert game.num_distinct_actions() >= 1 and game.max_chance_outcomes() >= 0
     assert game.max_game_length() >= 1
+    # The table's bounds are exact ones, written down from the rules: the game must give them.
+    if case.returns_bounds is not None:
+        assert (game.min_utility(), game.max_utility()) == case.returns_bounds
+    assert game.utility_sum() == (0.0 if case.zero_sum else None)
     lengths = []
     for seed in range(entry.protocol_games):
         for ply, state in enumerate(random_game(game, seed)):
@@ -751,6 +755,9 @@ def test_random_playouts(case):
     assert lengths.shape == (n,) and lengths.dtype == np.int64
     assert np.all(np.isfinite(returns))
     assert np.all(lengths >= 1) and np.all(lengths <= game.max_game_length())
+    assert np.all((returns >= game.min_utility()) & (returns <= game.max_utility()))
+    if game.utility_sum() is not None:
+        assert np.allclose(returns.sum(axis=1), game.utility_sum())
     if case.returns_bounds is not None:
         low, high = case.returns_bounds
         assert np.all((returns >= low) & (returns <= high))

@@ -25,6 +25,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "../common/bitboard.h"
@@ -79,6 +80,9 @@ class Game {
   int max_chance_outcomes() const { return 0; }
   int observation_size() const { return 2 * n_ + 2; }
   int max_game_length() const { return params_.max_plies; }
+  double min_utility() const { return -1.0; }  // returns(): +1 / -1 to the larger store, else 0 / 0
+  double max_utility() const { return 1.0; }
+  std::optional<double> utility_sum() const { return 0.0; }
 
   State initial_state(uint64_t /*seed: no chance in this game*/) const;
 

@@ -385,6 +385,11 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
       .def("observation_shape",
            [](const G& g) { return py::make_tuple(g.observation_size()); })
       .def("max_game_length", &G::max_game_length)
+      .def("min_utility", &G::min_utility, "The least return of a finished game.")
+      .def("max_utility", &G::max_utility, "The greatest return of a finished game.")
+      .def("utility_sum", &G::utility_sum,
+           "The sum of a finished game's returns where it is the same for every game (0: zero-sum), "
+           "else None (solo Harmonies).")
       .def(
           "new_initial_state",
           [](const std::shared_ptr<G>& g, py::object seed) {

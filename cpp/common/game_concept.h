@@ -7,6 +7,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <optional>
 
 #include "core.h"
 
@@ -25,6 +26,12 @@ concept GameEngine = requires(const G& game, const typename G::State& state,
   { game.max_chance_outcomes() } -> std::convertible_to<int>;
   { game.observation_size() } -> std::convertible_to<int>;
   { game.max_game_length() } -> std::convertible_to<int>;
+  // The least and greatest return of a finished game, and the sum of its returns where that is
+  // the same for every game (zero-sum: 0), else nullopt (OpenSpiel's min_utility, max_utility,
+  // utility_sum): for value scaling and search bounds.
+  { game.min_utility() } -> std::convertible_to<double>;
+  { game.max_utility() } -> std::convertible_to<double>;
+  { game.utility_sum() } -> std::same_as<std::optional<double>>;
   { game.initial_state(seed) } -> std::same_as<typename G::State>;
   { game.current_player(state) } -> std::convertible_to<int>;
   { game.is_terminal(state) } -> std::same_as<bool>;

@@ -867,10 +867,8 @@ int Game::suns(const State& s) const {
   static constexpr int kThresholds[8] = {40, 70, 90, 110, 130, 140, 150, 160};
   const PlayerState& p = s.players[0];
   const int total = score(p, params_.side).total;
-  int suns = 0;
+  int suns = solo_bonus_suns();
   for (int t : kThresholds) suns += total >= t;
-  if (params_.side == 0) suns += 1;
-  if (!params_.spirits) suns += 2;
   bool groups = false;
   for (int j = 0; j < p.held; ++j) groups = groups || (p.card[j] >= kFirstSpirit && cards_[p.card[j]].groups_family);
   for (uint32_t m = p.spirits_done; m; m &= m - 1) groups = groups || cards_[kFirstSpirit + std::countr_zero(m)].groups_family;

@@ -67,6 +67,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -353,6 +354,15 @@ class Game {
   int max_chance_outcomes() const { return kMaxChanceOutcomes; }  // R1
   int observation_size() const { return params_.players * 612 + 256 + params_.players; }
   int max_game_length() const { return 1000; }
+  // Returns (P22-P24): 2-4 players (beats - beaten) / (P - 1) in -1..1, zero-sum; solo the suns,
+  // from the bonuses alone (D5) to 8 for points plus the bonuses and a "groups" spirit (R7).
+  double min_utility() const { return params_.players > 1 ? -1.0 : solo_bonus_suns(); }
+  double max_utility() const { return params_.players > 1 ? 1.0 : 8 + solo_bonus_suns() + (params_.spirits ? 1 : 0); }
+  std::optional<double> utility_sum() const {
+    return params_.players > 1 ? std::optional<double>(0.0) : std::nullopt;
+  }
+  // Suns every solo game scores, whatever its points (P24, D5): +1 on side A, +2 without spirits.
+  int solo_bonus_suns() const { return (params_.side == 0 ? 1 : 0) + (params_.spirits ? 0 : 2); }
   int num_spaces() const { return spaces_; }
   int num_slots() const { return slots_; }
   const Geometry& geometry(int side) const { return geo_[side]; }

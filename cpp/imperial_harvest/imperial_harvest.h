@@ -81,6 +81,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -363,6 +364,9 @@ class Game {
   int max_chance_outcomes() const { return 0; }
   int observation_size() const { return kObservationSize; }
   int max_game_length() const { return max_game_length_; }
+  double min_utility() const { return -1.0; }  // returns(): +1 / -1 to the team with more VP, else 0 / 0
+  double max_utility() const { return 1.0; }
+  std::optional<double> utility_sum() const { return 0.0; }
 
   State initial_state(uint64_t /*seed: no chance in this game*/) const;
 

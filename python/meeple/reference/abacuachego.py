@@ -139,6 +139,17 @@ class AbacuachegoGame:
     def max_game_length(self):
         return self.max_plies
 
+    def min_utility(self):
+        """The returns of a finished game are +1 / -1 (larger store first) or 0 / 0."""
+        return -1.0
+
+    def max_utility(self):
+        return 1.0
+
+    def utility_sum(self):
+        """Zero-sum."""
+        return 0.0
+
     def ring_position(self, player, index):
         """Position in self.ring of pit `index` (0-based) of `player`."""
         return player * (self.n + 1) + index

@@ -476,6 +476,21 @@ class HarmoniesGame:
     def max_game_length(self):
         return MAX_GAME_LENGTH
 
+    def min_utility(self):
+        """Point 23: wins minus losses over P - 1, from -1; solo (point 24): the suns of 0 points."""
+        return float(suns(0, self.side, self.spirits, None)) if self.solo else -1.0
+
+    def max_utility(self):
+        """1; solo: the suns of every threshold, with a "groups" spirit kept if there are spirits."""
+        if not self.solo:
+            return 1.0
+        groups = next((i for i in SPIRIT_IDS if CARDS[i]["family"] == "groups"), None) if self.spirits else None
+        return float(suns(SUN_THRESHOLDS[-1], self.side, self.spirits, groups))
+
+    def utility_sum(self):
+        """Zero-sum with 2-4 players (each pair's win and loss cancel); solo: None."""
+        return None if self.solo else 0.0
+
     def new_initial_state(self, seed=None):
         """Points 5-8: the setup draws (all done at once with implicit chance)."""
         value = _document.check_seed(seed)

@@ -1051,6 +1051,17 @@ class ImperialHarvestGame:
         ap_max = max(c.ap + c.bonus_ap for team in self.cards for c in team.values())
         return MAX_GAME_LENGTH * max(1, (ap_max + 3) // 4)
 
+    def min_utility(self):
+        """The returns of a finished game: +1 / -1 to the team with more VP, else 0 / 0."""
+        return -1.0
+
+    def max_utility(self):
+        return 1.0
+
+    def utility_sum(self):
+        """Zero-sum."""
+        return 0.0
+
     def new_initial_state(self, seed=None):
         """The start: the draft, the interactive setup, or point 5's fixed setup. The seed only
         matters with board="random" and no board_seed: it draws the game's board (D37)."""
