@@ -1326,6 +1326,7 @@ def test_mcts_batched_evaluator_shapes_and_arguments_are_checked():
         ((np.ones((1, 20)), np.zeros((2, 1))), ValueError,
          r"values must have shape \(len\(states\), num_players\(\)\)"),
         ((np.ones((1, 20)), [[0, np.inf]]), ValueError, r"values must be finite, got inf at index \[0, 1\]"),
+        ((np.ones((1, 20)), [[0, -1e101]]), ValueError, r"magnitude at most 1e100, got -1e\+101 at index \[0, 1\]"),
         ((-np.ones((1, 20)), np.zeros((1, 2))), ValueError, "got -1.000000 for action 0 of state 0"),
     ]:
         with pytest.raises(error, match=message):
@@ -1395,6 +1396,9 @@ def test_mcts_evaluator_failures_are_raised_by_step():
         ((uniform, np.zeros(3)), ValueError, r"values must have shape \(num_players\(\),\) = \(2,\)"),
         (("ab", zeros), TypeError, "priors must be real numbers, got str of dtype <U2"),
         ((uniform, [np.nan, 0]), ValueError, "values must be finite, got nan at index 0"),
+        # finite, but their sums over visits overflowed to inf and the statistics became NaN
+        ((uniform, [1e308, -1e308]), ValueError, "values must be expected returns of magnitude at most 1e100, "
+                                                 "got 1e\\+308 at index 0"),
         ((np.full(20, np.inf), zeros), ValueError, "priors must be finite"),
         ((-uniform, zeros), ValueError, "priors must be >= 0 \\(probabilities, not logits\\)"),
     ]:

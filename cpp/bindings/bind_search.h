@@ -715,6 +715,14 @@ struct PythonEvaluator {
     const int actions = game->num_distinct_actions(), players = game->num_players();
     const py::array_t<double> p = numbers(pair[0], "priors", count, actions, "num_distinct_actions()");
     const py::array_t<double> v = numbers(pair[1], "values", count, players, "num_players()");
+    // Expected returns: a bound far above any game's, and far below where the search's sums of
+    // values over visits would overflow to inf (finite 1e308s made NaN statistics).
+    constexpr double kMaxValue = 1e100;
+    for (int64_t k = 0; k < static_cast<int64_t>(count) * players; ++k)
+      if (std::abs(v.data()[k]) > kMaxValue)
+        throw py::value_error("the evaluator's values must be expected returns of magnitude at most 1e100, got " +
+                              py::repr(py::float_(v.data()[k])).cast<std::string>() + " at index " +
+                              index_text(k, players));
     for (int64_t k = 0; k < static_cast<int64_t>(count) * actions; ++k)
       if (p.data()[k] < 0)
         throw py::value_error("the evaluator's priors must be >= 0 (probabilities, not logits), got " +

@@ -165,7 +165,8 @@ class MCTS(BaseBot):
     instead and only its values are used). It returns ``(priors, values)``: ``priors`` an array of
     ``num_distinct_actions()`` real numbers >= 0 (only the legal actions' count; they are
     renormalised over them, uniform if all are 0) and ``values`` an array of ``num_players()``
-    finite real numbers, each player's expected return (in the units of ``returns()``), which
+    finite real numbers, each player's expected return (in the units of ``returns()``, between
+    ``game.min_utility()`` and ``game.max_utility()``; beyond ±1e100 a ValueError), which
     replace the random rollout. A child is then chosen by
     ``Q + c * prior * sqrt(N) / (1 + n)`` (Q: its mean return for the player choosing, 0 before
     its first visit; N, n: the visits of the node and of the child). Such a search runs on the
