@@ -15,10 +15,10 @@ pure-Python reference (`meeple.reference`):
 """
 from __future__ import annotations
 
-import atexit
-import importlib
-from collections import namedtuple
-from typing import TYPE_CHECKING, Any
+import atexit as _atexit
+import importlib as _importlib
+from collections import namedtuple as _namedtuple
+from typing import TYPE_CHECKING as _TYPE_CHECKING, Any as _Any
 
 from . import _arguments, _core
 from ._core import CHANCE, TERMINAL
@@ -43,9 +43,9 @@ for _game_class, _state_class in (
 
 # A daemon thread still inside a C++ computation when Python exits waits for the process to end,
 # instead of being ended in a way that aborts it (cpp/bindings/gil.h).
-atexit.register(_core._prepare_for_exit)
+_atexit.register(_core._prepare_for_exit)
 
-Playouts = namedtuple("Playouts", ["returns", "lengths"])
+Playouts = _namedtuple("Playouts", ["returns", "lengths"])
 
 
 def random_playouts(game: Game | str, n: int, seed: int = 0, threads: int = 1,
@@ -83,12 +83,12 @@ def random_playouts(game: Game | str, n: int, seed: int = 0, threads: int = 1,
 
 from . import bots, reference  # noqa: E402  (meeple.bots.MCTS, meeple.reference.load after `import meeple`)
 
-if TYPE_CHECKING:
+if _TYPE_CHECKING:
     from . import selfplay
 else:
-    def __getattr__(name: str) -> Any:
+    def __getattr__(name: str) -> _Any:
         # meeple.selfplay after a plain `import meeple`, imported when first used: it pulls in
         # multiprocessing and concurrent.futures, which the engine does not need.
         if name == "selfplay":
-            return importlib.import_module(".selfplay", __name__)
+            return _importlib.import_module(".selfplay", __name__)
         raise AttributeError(f"module 'meeple' has no attribute {name!r}")
