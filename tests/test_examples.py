@@ -26,6 +26,61 @@ def test_flat_monte_carlo_runs_on_every_game(game):
     assert re.search(rf"vs random in {re.escape(game)}: mean return [+-]\d\.\d\d over 2 games", out), out
 
 
+@pytest.mark.parametrize("game", ["abacuachego", "harmonies", "harmonies(players=3,chance=explicit)",
+                                  "imperial_harvest"])
+def test_python_uct_runs_on_every_game(game):
+    out = _run(str(EXAMPLES / "python_uct.py"), game, "--simulations", "20", "--games", "2")
+    assert re.search(rf"vs random in {re.escape(game)}: mean return [+-]\d\.\d\d over 2 games", out), out
+
+
+def test_python_uct_counts_visits_and_values_finished_games_exactly():
+    """Every simulation passes the root once; a move that wins at once is worth +1 at each of its
+    visits (its leaf is a finished game, valued by its returns, no rollout)."""
+    python_uct = _example("python_uct")
+    game = meeple.load("abacuachego")
+    found = 0
+    for seed in range(200):
+        state = game.new_initial_state(seed=seed)
+        rng = random.Random(seed)
+        while not state.is_terminal() and found < 3:
+            player = state.current_player()
+            wins = [int(a) for a in state.legal_actions()
+                    if state.child(int(a)).is_terminal() and state.child(int(a)).returns()[player] == 1]
+            if wins:
+                tree = python_uct.search(state, 100, seed=seed)
+                assert tree.visits == 100 and sum(child.visits for child in tree.children.values()) == 100
+                assert set(tree.children) == {int(a) for a in state.legal_actions()}
+                for action in wins:
+                    won = tree.children[action]
+                    assert won.visits > 0
+                    assert won.totals == [won.visits if p == player else -won.visits for p in (0, 1)]
+                found += 1
+                break
+            state.apply_action(int(rng.choice(list(state.legal_actions()))))
+    assert found == 3
+
+
+def test_python_uct_beats_random():
+    out = _run(str(EXAMPLES / "python_uct.py"), "abacuachego", "--simulations", "200", "--games", "4")
+    assert "mean return +1.00 over 4 games" in out, out
+
+
+def test_python_uct_does_not_know_the_draws_to_come():
+    """Each simulation reseeds its copy of the root: the tree depends on the position and the
+    search's seed, not on the root's own generator (Harmonies' implicit chance)."""
+    python_uct = _example("python_uct")
+    state = meeple.load("harmonies").new_initial_state(seed=2)
+    while state.move_number() < 4:  # the first turn's end, which draws a refill, is near
+        state.apply_action(int(state.legal_actions()[0]))
+    trees = []
+    for generator in (1, 2):
+        world = state.clone()
+        world.reseed(generator)
+        tree = python_uct.search(world, 60, seed=3)
+        trees.append({a: (child.visits, child.totals) for a, child in tree.children.items()})
+    assert trees[0] == trees[1]
+
+
 def test_negamax_agrees_with_plain_minimax():
     alpha_beta = _example("alpha_beta")
     game = meeple.load("abacuachego", pits_per_row=4, seeds_per_pit=3)
@@ -93,7 +148,8 @@ def test_flat_monte_carlo_values_see_an_immediate_win():
     pytest.fail("no position with a winning move found")
 
 
-@pytest.mark.parametrize("bot", ["examples.alpha_beta:AlphaBeta", "examples.flat_monte_carlo:FlatMonteCarlo"])
+@pytest.mark.parametrize("bot", ["examples.alpha_beta:AlphaBeta", "examples.flat_monte_carlo:FlatMonteCarlo",
+                                 "examples.python_uct:PythonUCT"])
 def test_examples_plug_into_selfplay(bot):
     out = _run("-m", "meeple", "selfplay", "abacuachego", "--games", "2", "--bots", f"{bot},random")
     assert re.search(rf"seat 0 \[{re.escape(bot)}\]: \d wins", out), out
