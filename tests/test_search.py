@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import random
 import re
 import subprocess
 import sys
@@ -573,6 +574,63 @@ def test_vector_game_seed_and_the_actions_given_replay_each_slots_game(name, par
     fresh = meeple.VectorGame(game, n, seed=8)
     assert [vec.game_seed(i) for i in range(n)] == [fresh.game_seed(i) for i in range(n)]
     assert all(game.new_initial_state(seed=vec.game_seed(i)) == vec.state(i) for i in range(n))
+
+
+@pytest.mark.parametrize("masks", [True, False, "packed"])
+@pytest.mark.parametrize("name, params", VARIANTS_WITH_CHANCE)
+def test_vector_game_record_replays_each_slots_game(name, params, masks):
+    """record(game_seed(i), the actions given to slot i) rebuilds the slot's game, explicit chance
+    included: the outcomes the slot drew are replayed from its generator, which also draws its
+    random action at every decision whatever the action given (mask or none). Finished games come
+    with their returns; a game cut by new_game starts a record of its own."""
+    game = meeple.load(name, **params)
+    n = 6
+    vec = meeple.VectorGame(game, n, seed=33, observations=False, masks=masks)
+    rng = random.Random(4)
+    seeds, given = [vec.game_seed(i) for i in range(n)], [[] for _ in range(n)]
+    finished, step = [0] * n, 0
+    while min(finished) < 2:
+        actions = vec.random_actions()
+        if masks is True:  # some slots play another legal action than the vector's random one
+            for i in range(0, n, 2):
+                actions[i] = rng.choice(np.flatnonzero(vec.masks[i]))
+        _, terminated = vec.step(actions)
+        step += 1
+        for i in range(n):
+            given[i].append(int(actions[i]))
+        for i in np.flatnonzero(terminated):
+            record = vec.record(seeds[i], given[i])
+            assert record.replay() == vec.final_state(i)
+            assert record.returns == vec.final_state(i).returns().tolist()
+            assert record.game == game.name and record.parameters == game.parameters()
+            seeds[i], given[i] = vec.game_seed(i), []
+            finished[i] += 1
+        if step == 7:
+            vec.new_game(1)
+            seeds[1], given[1] = vec.game_seed(1), []
+    for i in range(n):
+        record = vec.record(seeds[i], given[i])
+        assert record.replay() == vec.state(i) and record.returns is None
+        if params.get("chance") != "explicit":
+            assert record.actions == given[i]
+
+
+def test_vector_game_record_refuses_what_the_slot_could_not_have_played():
+    vec = meeple.VectorGame("abacuachego", 2, seed=1)
+    seed = vec.game_seed(0)
+    first = int(vec.state(0).legal_actions()[0])
+    illegal = next(a for a in range(20) if a not in vec.state(0).child(first).legal_actions())
+    with pytest.raises(ValueError, match=rf"actions\[1\] = {illegal} is not legal in the game of this seed"):
+        vec.record(seed, [first, illegal])
+    with pytest.raises(ValueError, match=r"actions\[0\] must be in 0..19, got 20"):
+        vec.record(seed, [20])
+    with pytest.raises(ValueError, match=r"actions\[0\] must be an int in 0..2\*\*31-1, got -1"):
+        vec.record(seed, [-1])
+    with pytest.raises(TypeError, match=r"actions\[0\] must be an int"):
+        vec.record(seed, [True])
+    with pytest.raises(TypeError, match="seed must be an int"):
+        vec.record(None, [])
+    assert vec.record(seed, []).actions == [] and vec.record(seed, []).replay() == vec.state(0)
 
 
 @pytest.mark.parametrize("name, params", VARIANTS_WITH_CHANCE)

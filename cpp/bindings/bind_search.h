@@ -128,6 +128,8 @@ class VectorEnv {
 
   // Batches smaller than this are stepped on the calling thread (handing over costs more).
   static constexpr int64_t kMinParallel = 256;
+  // A slot's generator (random actions, explicit chance) is seeded by its game's seed ^ this.
+  static constexpr uint64_t kSlotRngSalt = 0xA5A5A5A5A5A5A5A5ull;
 
   // Starts every slot's game again, as a new VectorEnv with `seed` would (the same seed if null).
   void reset(const uint64_t* seed = nullptr) {
@@ -272,6 +274,46 @@ class VectorEnv {
     const size_t k = static_cast<size_t>(i);
     if (placed_in_.at(k) == episodes_[k]) return std::nullopt;  // still the game set_state put in
     return derive_seed(derive_seed(seed_, k), episodes_[k] - 1);  // episodes_ counts the game started
+  }
+
+  // Every action of the game a slot plays from game seed `seed` when it is given `given`, and
+  // the game's returns if it is over then: with explicit chance, the outcomes the slot draws are
+  // put in their places. They come from the slot's generator, which also draws the slot's random
+  // action at every decision (random_actions), so both are replayed here as the step draws them:
+  // outcomes by resolve_chance, the random action by sample_action (one draw, as draw_and_mark's).
+  // ValueError naming the first action that is not legal where it comes.
+  static std::pair<std::vector<Action>, std::optional<std::vector<double>>> replay(
+      const G& g, uint64_t seed, const std::vector<Action>& given) {
+    State s = g.initial_state(seed);
+    Rng rng(seed ^ kSlotRngSalt);
+    std::vector<Action> all;
+    all.reserve(given.size());
+    auto settle = [&] {
+      if constexpr (G::kMaxChanceOutcomes > 0)
+        while (!g.is_terminal(s) && g.is_chance_node(s)) {
+          all.push_back(sample_action(g, s, rng));
+          g.apply_action(s, all.back());
+        }
+      if (!g.is_terminal(s)) (void)sample_action(g, s, rng);  // the published random action
+    };
+    settle();
+    for (size_t k = 0; k < given.size(); ++k) {
+      if (given[k] < 0 || given[k] >= g.num_distinct_actions())
+        throw py::value_error("actions[" + std::to_string(k) + "] must be in 0.." +
+                              std::to_string(g.num_distinct_actions() - 1) + ", got " + std::to_string(given[k]));
+      if (g.is_terminal(s) || !g.is_legal(s, given[k]))
+        throw py::value_error("actions[" + std::to_string(k) + "] = " + std::to_string(given[k]) + " is not legal " +
+                              (g.is_terminal(s) ? std::string("there: the game is over after actions[") +
+                                                      std::to_string(k - 1) + "]"
+                                                : std::string("in the game of this seed after the actions before it")));
+      all.push_back(given[k]);
+      g.apply_action(s, given[k]);
+      settle();
+    }
+    if (!g.is_terminal(s)) return {std::move(all), std::nullopt};
+    std::vector<double> returns(static_cast<size_t>(g.num_players()));
+    g.returns(s, returns.data());
+    return {std::move(all), std::move(returns)};
   }
 
   // The steps each slot's game has had: since it started, or since set_state put it in (a new
@@ -454,7 +496,7 @@ class VectorEnv {
       const uint64_t game_seed = derive_seed(slot_seed, episodes[i]++);
       started_at[i] = clock;
       states[i] = g.initial_state(game_seed);
-      rngs[i] = Rng(game_seed ^ 0xA5A5A5A5A5A5A5A5ull);
+      rngs[i] = Rng(game_seed ^ kSlotRngSalt);
       resolve_chance(i);
     }
 
@@ -991,6 +1033,10 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
           },
           py::arg("n"), py::arg("seed") = 0, py::arg("threads") = 1, py::arg("observations") = true,
           py::arg("masks") = true, py::arg("packed") = false, py::arg("observation_shape") = std::vector<int64_t>{})
+      // meeple.VectorGame.record checked the seed and that the actions are ints.
+      .def("_vector_replay", [](const G& g, uint64_t seed, const std::vector<Action>& actions) {
+        return V::replay(g, seed, actions);
+      }, py::arg("seed"), py::arg("actions"))
       .def(
           "_mcts",
           [](const std::shared_ptr<G>& game, const StateWrapper& s, py::object simulations, py::object threads,

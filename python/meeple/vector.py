@@ -18,6 +18,8 @@ import numpy as np
 
 from . import _arguments
 
+from .serialization import Record
+
 if TYPE_CHECKING:
     from ._protocol import Game, State
 
@@ -231,11 +233,35 @@ class VectorGame:
         first position, and with implicit chance (the default) the actions you gave the slot since
         replay it (a `Record` of it: ``Record(game.name, game.parameters(), seed, actions)``).
         With explicit chance the slot also draws the chance outcomes, which are not among your
-        actions. None for a game that `set_state` put in (until the slot starts its next game).
+        actions: `record` puts them in. None for a game that `set_state` put in (until the slot
+        starts its next game).
         Read it when the slot's game starts (after the constructor or `reset`, after a step with
         ``terminated[i]``, after `new_game`): once a step ends the game, it is the next game's.
         """
         return self._vector.game_seed(i)
+
+    def record(self, seed: int, actions: Sequence[SupportsIndex]) -> Record:
+        """The `Record` of a slot's game: `seed` its `game_seed(i)`, `actions` what you gave the slot
+        since that game started, in order. With explicit chance the chance outcomes the slot drew
+        are put in their places (they come from the slot's own generator, replayed here exactly),
+        so ``record.replay()`` rebuilds the game; with implicit chance the actions are the record's
+        as given. ``record.returns`` is the game's returns once it is over, else None. An action
+        that is not legal where it comes raises ValueError naming its index.
+
+        >>> import meeple
+        >>> vec = meeple.VectorGame("harmonies(chance=explicit)", 2, seed=5, observations=False)
+        >>> seed, given = vec.game_seed(0), []
+        >>> for _ in range(30):
+        ...     actions = vec.random_actions()
+        ...     given.append(int(actions[0]))
+        ...     _ = vec.step(actions)
+        >>> vec.record(seed, given).replay() == vec.state(0)
+        True
+        """
+        checked = [_arguments.int_in_range(f"actions[{k}]", a, 0, 2**31 - 1) for k, a in enumerate(actions)]
+        every, returns = self.game._vector_replay(  # type: ignore[attr-defined]  # each engine Game has it
+            _arguments.seed(seed), checked)
+        return Record(self.game.name, self.game.parameters(), seed=int(seed), actions=every, returns=returns)
 
     def elapsed_steps(self) -> np.ndarray:
         """How many steps each slot's game has had, as a new int64 array of length n: 0 for a game
