@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, SupportsIndex
 import numpy as np
 
 from . import _arguments
-
 from .serialization import Record
 
 if TYPE_CHECKING:
@@ -258,10 +257,10 @@ class VectorGame:
         >>> vec.record(seed, given).replay() == vec.state(0)
         True
         """
+        seed = _arguments.seed(seed)
         checked = [_arguments.int_in_range(f"actions[{k}]", a, 0, 2**31 - 1) for k, a in enumerate(actions)]
-        every, returns = self.game._vector_replay(  # type: ignore[attr-defined]  # each engine Game has it
-            _arguments.seed(seed), checked)
-        return Record(self.game.name, self.game.parameters(), seed=int(seed), actions=every, returns=returns)
+        every, returns = self.game._vector_replay(seed, checked)  # type: ignore[attr-defined]  # engine Games have it
+        return Record(self.game.name, self.game.parameters(), seed=seed, actions=every, returns=returns)
 
     def elapsed_steps(self) -> np.ndarray:
         """How many steps each slot's game has had, as a new int64 array of length n: 0 for a game
