@@ -854,6 +854,19 @@ def test_setup_state_round_trips(impl):
                                   "uses_left": None, "wolf_form": False}
 
 
+def test_setup_documents_count_the_strawberries(impl):
+    """During the setup too, no more strawberries lie on the board than the game has (the engine
+    once checked it only in play, so a draft document with 15 was accepted and play from it
+    reached states it then refused)."""
+    game = make_game(impl, teams="draft")
+    d = dict_of(game.new_initial_state())
+    assert d["phase"] == "draft" and len(d["strawberries"]) == 14
+    free = next([x, y] for y in range(3, 7) for x in range(3, 7) if [x, y] not in d["strawberries"])  # garden
+    d["strawberries"] = sorted(d["strawberries"] + [free], key=lambda c: (c[1], c[0]))
+    with pytest.raises(ValueError, match="strawberries"):
+        game.state_from_dict(d)
+
+
 def test_d55_documents_from_which_the_setup_gets_stuck_are_refused(impl):
     """D55: camps out of turn order, hedges that close every bridge spot of a moat tile still to be
     bridged: refused (play from them would find no legal action); the real ones are accepted."""

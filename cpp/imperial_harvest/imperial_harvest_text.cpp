@@ -415,6 +415,10 @@ std::string Game::check_fields(const State& s) const {
     carried += s.carried[t];
   }
   if (s.wolf & ~0x3f) return "a sentry has Wolf Form";
+  // Also during the setup (as the reference checks): a state play reaches from there must pass.
+  const int plucked = s.plucked[0] + s.plucked[1], deposited = s.deposited[0] + s.deposited[1];
+  if (berries + carried + deposited > strawberry_total_)
+    return "more strawberries on the board, carried and deposited than the game has";
   if (setup) {
     for (int t = 0; t < kTokens; ++t) {
       const bool placed = s.phase == kPhasePlacement && t < kCharacters &&
@@ -450,9 +454,6 @@ std::string Game::check_fields(const State& s) const {
     for (int h = 0; h < 2; ++h)
       if (s.hydra[h] != kNone && board_.around(s.hydra[h]).test(c)) return qualified_name(s, t) + " stands next to a hydra";
   }
-  const int plucked = s.plucked[0] + s.plucked[1], deposited = s.deposited[0] + s.deposited[1];
-  if (berries + carried + deposited > strawberry_total_)
-    return "more strawberries on the board, carried and deposited than the game has";
   if (carried + deposited > plucked) return "more strawberries carried and deposited than plucked";
   if (plucked > strawberry_total_) return "more strawberries plucked than the game has";
   if (s.hedges_planted > kMaxPlantedHedges) return "more hedges planted than the box holds";
