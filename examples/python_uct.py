@@ -10,7 +10,8 @@ Chance: explicit chance nodes are sampled by their probabilities and are not tre
 is keyed by the players' actions). Implicit chance (Harmonies' default) is drawn from the state's
 own generator, so each simulation reseeds its copy of the root (a determinisation, as
 `meeple.bots.MCTS` does): the tree is then "open loop", its children keyed by action and only
-those legal in the simulation's world taken. Works for every game and parameter set:
+those legal in the simulation's world taken. Works for every game and parameter set of the engine
+(`meeple.load`; the rollouts run in C++, so not on `meeple.reference` states):
 
     python examples/python_uct.py abacuachego --simulations 200 --games 4
     PYTHONPATH=. meeple play harmonies --bot examples.python_uct:PythonUCT
@@ -88,6 +89,8 @@ class PythonUCT(BaseBot):
     """Plays the most visited root action of `search` (the lowest action on ties)."""
 
     def __init__(self, game: meeple.Game, seed: int | None = None, simulations: int = 200, rollouts: int = 4):
+        if simulations < 1 or rollouts < 1:
+            raise ValueError(f"simulations and rollouts must be >= 1, got {simulations} and {rollouts}")
         self.simulations, self.rollouts = simulations, rollouts
         self._seed = seed or 0
         self._searches = 0

@@ -78,6 +78,12 @@ def test_character_table_problems_are_named(tmp_path):
         meeple.load("imperial_harvest", characters=str(tmp_path / "nowhere.json"))
     with pytest.raises(ValueError, match="cannot read the character table .*not a valid file name"):
         meeple.load("imperial_harvest", characters="\ud800.json")  # no file system can encode it
+    with pytest.raises(ValueError, match="cannot read the character table .*not a valid file name"):
+        meeple.load("imperial_harvest", characters="a\x00b.json")
+    latin = tmp_path / "latin1.json"
+    latin.write_bytes(b'{"name": "caf\xe9"}')
+    with pytest.raises(ValueError, match="is not UTF-8 text"):
+        meeple.load("imperial_harvest", characters=str(latin))
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     with pytest.raises(ValueError, match="is not JSON"):

@@ -818,9 +818,9 @@ def test_random_playouts_from_a_state_pin_the_seeding():
     with pytest.raises(ValueError, match="the state is of"):  # the game's own method checks too
         meeple.load("abacuachego", pits_per_row=8).random_playouts(2, state=game.new_initial_state())
     for wrong in (meeple.reference.load("abacuachego").new_initial_state(), "start", 3):
-        with pytest.raises(TypeError, match="expected a abacuachego state of the engine"):
+        with pytest.raises(TypeError, match="expected an engine state of abacuachego"):
             meeple.random_playouts(game, 2, state=wrong)
-        with pytest.raises(TypeError, match="expected a abacuachego state of the engine"):
+        with pytest.raises(TypeError, match="expected an engine state of abacuachego"):
             game.random_playouts(2, state=wrong)
 
 

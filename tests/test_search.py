@@ -493,10 +493,10 @@ def test_vector_game_set_state_rejects_without_changing_anything():
     for i, state, error, message in [
         (1, finished, ValueError, "over"),
         (1, meeple.load("abacuachego", parity="pit").new_initial_state(), ValueError, "parity='pit'"),
-        (1, meeple.load("harmonies").new_initial_state(), TypeError, "abacuachego state"),
-        (1, meeple.reference.load("abacuachego").new_initial_state(), TypeError, "of the engine"),
-        (1, "3cw", TypeError, "abacuachego state"),
-        (1, vec, TypeError, "abacuachego state"),  # it has a .game too: pybind11's own message got through
+        (1, meeple.load("harmonies").new_initial_state(), TypeError, "engine state of abacuachego"),
+        (1, meeple.reference.load("abacuachego").new_initial_state(), TypeError, "engine state of abacuachego"),
+        (1, "3cw", TypeError, "engine state of abacuachego"),
+        (1, vec, TypeError, "engine state of abacuachego"),  # it has a .game too: pybind11's own message got through
         (3, game.new_initial_state(), IndexError, "-3..2"),
         (-4, game.new_initial_state(), IndexError, "-3..2"),
     ]:
@@ -750,7 +750,7 @@ def test_vector_game_set_state_takes_states_only(name):
     before the engine sees it; every game's state class is found for the check."""
     vec = meeple.VectorGame(name, 2, seed=1)
     for impostor in (vec, MCTS(vec.game, simulations=5)):
-        with pytest.raises(TypeError, match=f"expected a {name} state of the engine, got meeple"):
+        with pytest.raises(TypeError, match=f"expected an engine state of {name}, got meeple"):
             vec.set_state(0, impostor)
     vec.set_state(0, vec.state(1))
     assert vec.state(0) == vec.state(1)
@@ -950,7 +950,7 @@ def test_mcts_rejects_bad_arguments():
             MCTS(not_an_engine_game)
     assert MCTS("abacuachego", simulations=np.int64(5), c=np.float32(1)).step(game.new_initial_state()) >= 0
     bot = MCTS(game, simulations=10)
-    with pytest.raises(TypeError, match="expected a abacuachego state of the engine"):
+    with pytest.raises(TypeError, match="expected an engine state of abacuachego"):
         bot.step(meeple.load("harmonies").new_initial_state())
     with pytest.raises(ValueError, match="the state is of"):  # read with this game's sizes: out of bounds
         bot.step(meeple.load("abacuachego", pits_per_row=12).new_initial_state())
@@ -1229,7 +1229,7 @@ def test_mcts_search_many_checks_its_states_and_raises_evaluator_errors():
     for states, error, message in [
         ([state, finished], ValueError, r"states\[1\]: the game is over"),
         ([state, other.new_initial_state()], ValueError, r"states\[1\]: the state is of"),
-        ([state, 3], TypeError, r"states\[1\]: expected a abacuachego state of the engine, got builtins.int"),
+        ([state, 3], TypeError, r"states\[1\]: expected an engine state of abacuachego, got builtins.int"),
         (state, TypeError, "states must be a sequence of states, got AbacuachegoState"),
         ("abc", TypeError, "got str"),
     ]:

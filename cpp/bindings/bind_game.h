@@ -352,7 +352,7 @@ struct FastStateMethods {
 template <class Traits, GameEngine G>
 const PyState<G>& state_argument(const G& g, py::handle state) {
   if (!py::isinstance<PyState<G>>(state))
-    throw py::type_error(std::string("expected a ") + Traits::kName + " state of the engine, got " +
+    throw py::type_error(std::string("expected an engine state of ") + Traits::kName + ", got " +
                          py::str(py::type::of(state).attr("__module__")).cast<std::string>() + "." +
                          py::type::of(state).attr("__qualname__").cast<std::string>());
   const PyState<G>& s = state.cast<const PyState<G>&>();
@@ -385,8 +385,10 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
       .def("observation_shape",
            [](const G& g) { return py::make_tuple(g.observation_size()); })
       .def("max_game_length", &G::max_game_length)
-      .def("min_utility", &G::min_utility, "The least return of a finished game.")
-      .def("max_utility", &G::max_utility, "The greatest return of a finished game.")
+      .def("min_utility", &G::min_utility, "A lower bound on the returns of a finished game (OpenSpiel's).")
+      .def("max_utility", &G::max_utility,
+           "An upper bound on the returns of a finished game (OpenSpiel's); solo Harmonies' 8 + bonus suns "
+           "need 160 points, which random play never nears.")
       .def("utility_sum", &G::utility_sum,
            "The sum of a finished game's returns where it is the same for every game (0: zero-sum), "
            "else None (solo Harmonies).")

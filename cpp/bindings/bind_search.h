@@ -303,8 +303,7 @@ class VectorEnv {
                               std::to_string(g.num_distinct_actions() - 1) + ", got " + std::to_string(given[k]));
       if (g.is_terminal(s) || !g.is_legal(s, given[k]))
         throw py::value_error("actions[" + std::to_string(k) + "] = " + std::to_string(given[k]) + " is not legal " +
-                              (g.is_terminal(s) ? std::string("there: the game is over after actions[") +
-                                                      std::to_string(k - 1) + "]"
+                              (g.is_terminal(s) ? std::string("there: the game is over before it")
                                                 : std::string("in the game of this seed after the actions before it")));
       all.push_back(given[k]);
       g.apply_action(s, given[k]);
@@ -491,6 +490,8 @@ class VectorEnv {
       publish(i);
     }
 
+    // replay() repeats this order of draws from a slot's generator (chance outcomes, then the
+    // published random action): a change here must be made there too (test_vector_game_record_*).
     void start_game(int64_t i) const {
       const uint64_t slot_seed = derive_seed(seed, static_cast<uint64_t>(i));
       const uint64_t game_seed = derive_seed(slot_seed, episodes[i]++);

@@ -26,8 +26,8 @@ concept GameEngine = requires(const G& game, const typename G::State& state,
   { game.max_chance_outcomes() } -> std::convertible_to<int>;
   { game.observation_size() } -> std::convertible_to<int>;
   { game.max_game_length() } -> std::convertible_to<int>;
-  // The least and greatest return of a finished game, and the sum of its returns where that is
-  // the same for every game (zero-sum: 0), else nullopt (OpenSpiel's min_utility, max_utility,
+  // Bounds on the returns of a finished game, and the sum of its returns where that is the same
+  // for every game (zero-sum: 0), else nullopt (OpenSpiel's min_utility, max_utility,
   // utility_sum): for value scaling and search bounds.
   { game.min_utility() } -> std::convertible_to<double>;
   { game.max_utility() } -> std::convertible_to<double>;

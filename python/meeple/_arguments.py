@@ -98,7 +98,7 @@ def state_of(game: Any, state: Any, which: str = "") -> None:
     # The engine's state class is its game class's sibling (HarmoniesGame, HarmoniesState): an
     # object that merely has a `game` (a VectorGame, a bot) is no state.
     if type(state) is not getattr(_core, type(game).__name__.removesuffix("Game") + "State"):
-        raise TypeError(f"{prefix}expected a {game.name} state of the engine, got {type(state).__module__}."
+        raise TypeError(f"{prefix}expected an engine state of {game.name}, got {type(state).__module__}."
                         f"{type(state).__name__}")
     its_game = state.game
     if its_game is not game and its_game != game:  # the same object: no parameter dicts to compare

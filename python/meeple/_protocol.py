@@ -75,9 +75,9 @@ class Game(Protocol):
     def observation_shape(self) -> tuple[int, ...]: ...
     def max_game_length(self) -> int: ...
     def min_utility(self) -> float:
-        """The least return of a finished game."""
+        """A lower bound on the returns of a finished game."""
     def max_utility(self) -> float:
-        """The greatest return of a finished game."""
+        """An upper bound on the returns of a finished game."""
     def utility_sum(self) -> float | None:
         """The sum of a finished game's returns if the same for every game (0: zero-sum), else None."""
     def new_initial_state(self, seed: int | None = None) -> State: ...

@@ -94,10 +94,12 @@ def _check_characters(value):
                 value = json.load(f)
         except OSError as e:
             raise ValueError(f"cannot read the character table {path!r}: {e.strerror}") from None
-        except UnicodeEncodeError:  # a str no file system can name (a lone surrogate)
-            raise ValueError(f"cannot read the character table {path!r}: not a valid file name") from None
         except json.JSONDecodeError as e:
             raise ValueError(f"the character table {path!r} is not JSON: {e}") from None
+        except UnicodeDecodeError as e:
+            raise ValueError(f"the character table {path!r} is not UTF-8 text: {e}") from None
+        except ValueError:  # open() refused the name: a NUL byte, a lone surrogate (UnicodeEncodeError)
+            raise ValueError(f"cannot read the character table {path!r}: not a valid file name") from None
     if not isinstance(value, dict):
         raise ValueError("parameter 'characters' of imperial_harvest must be None, a dict with the schema "
                          f"of characters.json or a path to such a file, got {type(value).__name__}")
