@@ -3088,9 +3088,10 @@ def _state_from_dict(game, d):
         if phase == "camps":
             for team in (IMPERIAL, RAIDERS):
                 mine = sum(kind.startswith(TEAM_KEYS[team]) for kind in s._camps)
-                if mine != CAMP_ORDER[:s._setup_step].count(team):
-                    fail(f"camps phase: {TEAM_KEYS[team]} placed {mine} camps in "
-                         f"{CAMP_ORDER[:s._setup_step].count(team)} turns (order I, R, R, I)")
+                turns = CAMP_ORDER[:s._setup_step].count(team)
+                if mine != turns:
+                    fail(f"camps phase: the {TEAM_KEYS[team]} team placed {mine} camp(s) in its {turns} "
+                         "turn(s) so far (order I, R, R, I)")
         if game.interactive and phase in ("draft", "bridges"):
             # Hedges do not change before play: each moat tile still without a bridge needs a spot
             # with both joins unhedged, or the bridges phase gets stuck.
