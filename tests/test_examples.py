@@ -37,26 +37,16 @@ def test_python_uct_counts_visits_and_values_finished_games_exactly():
     """Every simulation passes the root once; a move that wins at once is worth +1 at each of its
     visits (its leaf is a finished game, valued by its returns, no rollout)."""
     python_uct = _example("python_uct")
-    game = meeple.load("abacuachego")
     found = 0
-    for seed in range(200):
-        state = game.new_initial_state(seed=seed)
-        rng = random.Random(seed)
-        while not state.is_terminal() and found < 3:
-            player = state.current_player()
-            wins = [int(a) for a in state.legal_actions()
-                    if state.child(int(a)).is_terminal() and state.child(int(a)).returns()[player] == 1]
-            if wins:
-                tree = python_uct.search(state, 100, seed=seed)
-                assert tree.visits == 100 and sum(child.visits for child in tree.children.values()) == 100
-                assert set(tree.children) == {int(a) for a in state.legal_actions()}
-                for action in wins:
-                    won = tree.children[action]
-                    assert won.visits > 0
-                    assert won.totals == [won.visits if p == player else -won.visits for p in (0, 1)]
-                found += 1
-                break
-            state.apply_action(int(rng.choice(list(state.legal_actions()))))
+    for seed, state, player, wins in _positions_with_a_winning_move():
+        tree = python_uct.search(state, 100, seed=seed)
+        assert tree.visits == 100 and sum(child.visits for child in tree.children.values()) == 100
+        assert set(tree.children) == {int(a) for a in state.legal_actions()}
+        for action in wins:
+            won = tree.children[action]
+            assert won.visits > 0
+            assert won.totals == [won.visits if p == player else -won.visits for p in (0, 1)]
+        found += 1
     assert found == 3
 
 
@@ -69,13 +59,8 @@ def test_python_uct_does_not_know_the_draws_to_come():
     """Each simulation reseeds its copy of the root: the tree depends on the position and the
     search's seed, not on the root's own generator (Harmonies' implicit chance)."""
     python_uct = _example("python_uct")
-    state = meeple.load("harmonies").new_initial_state(seed=2)
-    while state.move_number() < 4:  # the first turn's end, which draws a refill, is near
-        state.apply_action(int(state.legal_actions()[0]))
     trees = []
-    for generator in (1, 2):
-        world = state.clone()
-        world.reseed(generator)
+    for world in _one_position_two_futures():
         tree = python_uct.search(world, 60, seed=3)
         trees.append({a: (child.visits, child.totals) for a, child in tree.children.items()})
     assert trees[0] == trees[1]
@@ -110,42 +95,52 @@ def test_flat_monte_carlo_rollouts_do_not_know_the_draws_to_come():
     """Harmonies' draws come from the state's generator; rollouts reseed their copies, so the
     values depend on the position and the seed, not on that generator."""
     flat_monte_carlo = _example("flat_monte_carlo")
-    state = meeple.load("harmonies").new_initial_state(seed=2)
-    while state.move_number() < 4:  # the first turn's end, which draws a refill, is near
-        state.apply_action(int(state.legal_actions()[0]))
-    values = []
-    for generator in (1, 2):
-        world = state.clone()
-        world.reseed(generator)
-        values.append(flat_monte_carlo.rollout_values(world, 8, seed=3))
+    values = [flat_monte_carlo.rollout_values(world, 8, seed=3) for world in _one_position_two_futures()]
     assert values[0] == values[1]
 
 
 def test_flat_monte_carlo_values_see_an_immediate_win():
     """From positions with a winning move, that move's rollouts all return +1 (the game is over)."""
     flat_monte_carlo = _example("flat_monte_carlo")
+    found = 0
+    for seed, state, _, wins in _positions_with_a_winning_move():
+        values = flat_monte_carlo.rollout_values(state, 4, seed=seed)
+        assert all(values[a] == 1.0 for a in wins) and max(values.values()) == 1.0
+        found += 1
+    assert found == 3
+
+
+def _positions_with_a_winning_move(count=3):
+    """(seed, state, player to move, the actions that win at once) for the first position with
+    such a move in each of the random Abacuachego games of seeds 0.., `count` of them."""
     game = meeple.load("abacuachego")
     found = 0
     for seed in range(200):
         state = game.new_initial_state(seed=seed)
         rng = random.Random(seed)
-        while not state.is_terminal() and found < 3:
+        while not state.is_terminal():
             player = state.current_player()
-            wins = []
-            for action in state.legal_actions():
-                child = state.clone()
-                child.apply_action(int(action))
-                if child.is_terminal() and child.returns()[player] == 1:
-                    wins.append(int(action))
+            wins = [int(a) for a in state.legal_actions()
+                    if state.child(int(a)).is_terminal() and state.child(int(a)).returns()[player] == 1]
             if wins:
-                values = flat_monte_carlo.rollout_values(state, 4, seed=seed)
-                assert all(values[a] == 1.0 for a in wins) and max(values.values()) == 1.0
+                yield seed, state, player, wins
                 found += 1
                 break
             state.apply_action(int(rng.choice(list(state.legal_actions()))))
-        if found >= 3:
+        if found == count:
             return
-    pytest.fail("no position with a winning move found")
+
+
+def _one_position_two_futures():
+    """A Harmonies position near the first turn's end (which draws a refill), twice, with two
+    generators: the same position, other draws to come."""
+    state = meeple.load("harmonies").new_initial_state(seed=2)
+    while state.move_number() < 4:
+        state.apply_action(int(state.legal_actions()[0]))
+    worlds = [state.clone(), state.clone()]
+    for generator, world in enumerate(worlds, 1):
+        world.reseed(generator)
+    return worlds
 
 
 @pytest.mark.parametrize("bot", ["examples.alpha_beta:AlphaBeta", "examples.flat_monte_carlo:FlatMonteCarlo",

@@ -504,7 +504,7 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
               throw py::type_error("reseed needs a seed: an int in 0..2**64-1, got " +
                                    py::repr(seed).cast<std::string>());
             const uint64_t value = to_seed(seed);  // checked before anything changes
-            if constexpr (requires(const G& g, typename G::State& st) { g.reseed(st, value); })
+            if constexpr (ReseedsChance<G>)
               s.game->reseed(s.state, value);
           },
           py::arg("seed"),

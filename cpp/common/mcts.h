@@ -109,7 +109,7 @@ class MctsTree {
   using State = typename G::State;
   static constexpr bool kGuided = !std::is_same_v<Evaluator, NoEvaluator>;
   static_assert(!kGuided || MctsEvaluator<Evaluator, G>);
-  static constexpr bool kReseeds = requires(const G& g, State& s) { g.reseed(s, uint64_t{}); };
+  static constexpr bool kReseeds = ReseedsChance<G>;
   static constexpr bool kChance = G::kMaxChanceOutcomes > 0;
   // Children may be illegal in another simulation only when chance is determinised.
   static constexpr bool kCheckLegality = kReseeds;

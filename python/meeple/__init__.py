@@ -75,8 +75,6 @@ def random_playouts(game: Game | str, n: int, seed: int = 0, threads: int = 1,
     """
     engine = _arguments.engine_game(game, "random_playouts")
     n = _arguments.int_in_range("n", n, 0, 2**40)
-    if state is not None:
-        _arguments.state_of(engine, state, "state")
     returns, lengths = engine.random_playouts(n, _arguments.seed(seed), _arguments.threads(threads), state)
     return Playouts(returns, lengths)
 
