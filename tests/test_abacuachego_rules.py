@@ -379,6 +379,18 @@ def test_r09_origin_destination_count_match(impl, side, q2, match, captured):
     check_move(impl, side, before, "9ccw", after, match=match)
 
 
+# Zipa 10cw, h=12 (even -> CW): Zipa 9..1 (0->1 each), [Zipa store: not the last grain], Zaque 10
+# (5->6), Zaque 9 (5->6), Zaque 8 (1->2). Neighbours Zaque 7 (5), Zaque 9 (6), front Zipa 3 (1): no
+# adjacent match. Origin match against h itself, 10 or more: 2 shares 12's last digit, so "digit"
+# captures 2; "exact" compares 2 with 12 and captures nothing.
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("match, captured", [("digit", 2), ("exact", 0)])
+def test_r09_origin_match_with_a_harvest_of_ten_or_more(impl, side, match, captured):
+    before = P([0] * 9 + [12], [5] * 7 + [1, 5, 5], [21, 21])
+    after = P([1] * 9 + [0], [5] * 7 + [0 if captured else 2, 6, 6], [21 + captured, 21], 1, 1)
+    check_move(impl, side, before, "10cw", after, match=match)
+
+
 # Zipa 9ccw, h=10 (even -> CW; CCW legal as 10 >= 2): Zipa 10 (1->2), [Zaque store],
 # Zaque 1..9 (+1). Destination Zaque 9 (5->6). Neighbours Zaque 8 (4), Zaque 10 (8), front Zipa 2
 # (2): no adjacent match. Count origin match: 6 vs 10 no.
