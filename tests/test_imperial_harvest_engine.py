@@ -283,6 +283,21 @@ def test_str_draws_the_board(standard):
         "raider character 3: not drafted yet"]
 
 
+def test_str_names_the_character_to_place():
+    """In the placement phase the header names who is placed next (I0, R0, I1, R1, I2, R2): the
+    character the next place action puts on the board."""
+    state = meeple.load("imperial_harvest", setup="interactive").new_initial_state(seed=3)
+    while "phase placement" not in str(state).splitlines()[0]:
+        state.apply_action(state.legal_actions()[0])
+    for _ in range(6):
+        named = str(state).splitlines()[0].rsplit(", ", 1)[1].removesuffix(" to place")
+        off_board = [line.split()[1] for line in str(state).splitlines() if "off the board" in line]
+        state.apply_action(state.legal_actions()[-1])
+        now_off = [line.split()[1] for line in str(state).splitlines() if "off the board" in line]
+        assert [name for name in off_board if name not in now_off] == [f"{named}:"]
+    assert "to place" not in str(state)
+
+
 # ----------------------------------------------------------------------------------- hand-built rules
 
 

@@ -429,7 +429,7 @@ void Game::setup_apply(State& s, const Decoded& d) const {
       }
       break;
     case Kind::kPlace: {
-      const int t = tm * kTeamSize + s.setup_step / 2;
+      const int t = token_to_place(s);
       s.cell[t] = board_.corner_cell_list(s.camp[2 * tm])[d.a];
       s.facing[t] = d.b;
       if (++s.setup_step == 6) start_game(s);

@@ -486,6 +486,8 @@ class Game {
   bool camp_ok(const State& s, int kind, int corner) const;
   bool place_ok(const State& s, int r) const;
   int setup_team(const State& s) const;
+  // The character the placement phase places next: I0, R0, I1, R1, I2, R2.
+  int token_to_place(const State& s) const { return setup_team(s) * kTeamSize + s.setup_step / 2; }
 
   // --- the activation's actions (generation, legality, effect)
   int actor(const State& s) const { return s.phase == kPhasePuppet ? s.activation.puppet : s.active; }

@@ -179,6 +179,7 @@ std::string Game::to_string(const State& s) const {
   } else {
     out << ", phase " << kPhaseNames[std::min<int>(s.phase, kPhaseCount - 1)];
     if (s.phase >= kPhaseDraft) out << " (step " << int(s.setup_step) << ")";
+    if (s.phase == kPhasePlacement) out << ", " << qualified_name(s, token_to_place(s)) << " to place";
     if (s.active != kNone)
       out << " (" << qualified_name(s, s.active) << " acting, " << int(s.activation.ap) << " AP left)";
     if (s.activation.puppet != kNone) out << " puppet " << qualified_name(s, s.activation.puppet);
