@@ -10,6 +10,7 @@ import subprocess
 import sys
 import types
 
+import numpy as np
 import pytest
 
 import meeple
@@ -44,6 +45,7 @@ class Person:
 
     def __call__(self, prompt: str = "") -> str:
         self.transcript.append(self.capsys.readouterr().out + prompt)
+        assert len(self.transcript) < 20_000, "10,000 answers and the game goes on: answers refused?"
         answer = next(self.answers, None)
         if answer is None:
             raise EOFError
@@ -74,7 +76,7 @@ def first_by_name(moves):
 
 
 def last_by_number(moves):
-    return str(moves[-1][1])
+    return f"[{moves[-1][1]}]"
 
 
 def played_moves(output: str) -> list[str]:
@@ -92,9 +94,8 @@ def test_play_a_whole_game_by_move_names(capsys, monkeypatch, seat):
         state.apply_action(state.string_to_action(move))
     assert state.is_terminal()
     last = output.rstrip().splitlines()[-1]
-    assert last.startswith("Game over: player 0 (Zipa) ")
     winner = cli.winners(state.returns()[None, :])[0]
-    assert last.endswith({seat: "You win.", -1: "Draw."}.get(winner, "You lose."))
+    assert last == {seat: "You win.", -1: "Draw."}.get(winner, "You lose.")
     assert str(state) in output
     assert output.startswith(f"You are {cli.player_name(ABACUACHEGO, seat)}.")
 
@@ -102,20 +103,81 @@ def test_play_a_whole_game_by_move_names(capsys, monkeypatch, seat):
 def test_play_a_whole_game_by_numbers(capsys, monkeypatch, case):
     code, output, _ = play(capsys, monkeypatch, itertools.repeat(last_by_number), case.name, *param_args(case))
     assert code == 0
-    assert "Game over" in output
+    assert "game over" in output.lower()  # the final board says it
+    assert re.fullmatch(r"You win\.|You lose.*\.|Draw\.|You share the win.*\.|Your return: .*\.",
+                        output.rstrip().splitlines()[-1])
 
 
 def test_play_bad_input_reprompts(capsys, monkeypatch):
-    code, output, err = play(capsys, monkeypatch, ["xyz", "99", "8", "", "help", "3cw"], "abacuachego")
+    code, output, err = play(capsys, monkeypatch, ["xyz", "99", "[99]", "[8]", "", "help", "3cw"], "abacuachego")
     assert code == 1 and err == ""
     assert "'xyz' is not a legal move." in output
-    assert "'99' is not a legal move." in output
-    assert "'8' is not a legal move." in output  # 8 is 5cw, not legal at the start
+    assert ("'99' is no move here: there is no pit 99 (your pits are 1..10); an action's number goes in "
+            "brackets, e.g. [99].") in output
+    assert "'[99]' is not a legal move." in output
+    assert ("'[8]' (5cw) is not legal now: pit 5 sows counter-clockwise (5 grains: odd); the other way only "
+            "when its grains reach the opponent's row.") in output
     assert cli.HELP in output
     before_move = output[:output.index("You play 3cw")]
-    assert before_move.count("Legal moves:") == 5  # the board, xyz, 99, 8, help
+    assert before_move.count("Legal moves:") == 6  # the board, xyz, 99, [99], [8], help
     assert "You play 3cw" in output
     assert output.rstrip().endswith("End of input: game abandoned.")
+
+
+def test_play_reads_a_bare_number_as_a_pit_in_abacuachego(capsys, monkeypatch):
+    """The board numbers the pits, so '5' is pit 5 (its one legal direction), not action 5 (3ccw);
+    a pit that may go either way, an empty pit and a pit that does not exist are explained."""
+    code, output, _ = play(capsys, monkeypatch, ["3", "5", "3", "quit"], "abacuachego", "--bot", "random")
+    assert "'3' is no move here: pit 3 may be sown either way: type 3cw or 3ccw." in output
+    assert "You play 5ccw" in output
+    code, output, _ = play(capsys, monkeypatch, ["5", "12", "5", "[9]", "quit"], "abacuachego", "--bot", "random")
+    assert "You play 5ccw" in output and "'12' is no move here: there is no pit 12 (your pits are 1..10)" in output
+    assert "'5' is no move here: pit 5 is empty." in output
+    assert "'[9]' (5ccw) is not legal now: pit 5 is empty." in output and code == 0
+
+
+def test_play_commands_ignore_case_and_q_quits(capsys, monkeypatch):
+    code, output, _ = play(capsys, monkeypatch, ["HELP", "Moves", "Board", "Q"], "abacuachego")
+    assert code == 0 and cli.HELP in output and output.rstrip().endswith("Game abandoned.")
+    assert output.count("Legal moves:") == 4  # the board, help, moves, board
+
+
+def test_play_says_why_a_named_move_is_not_legal_now(capsys, monkeypatch):
+    """A move the game knows but the position does not allow gets the game's reason; Harmonies takes
+    the board's colour letters and 'COL ROW' cells."""
+    state = meeple.load("harmonies").new_initial_state()
+    state.apply_action(state.string_to_action("take 0"))
+    colour = state.to_dict()["hand"][0]
+    letter = {"blue": "B", "gray": "S", "brown": "T", "green": "G", "yellow": "Y", "red": "R"}[colour]
+    missing = next(c for c in ("blue", "gray", "brown", "green", "yellow", "red") if c not in state.to_dict()["hand"])
+    code, output, _ = play(capsys, monkeypatch, ["end", "take 0", "take 1", "end", f"place {missing} 0,0",
+                                                 f"place {letter} 0 0", "quit"], "harmonies")
+    assert "'end' is not legal now: take tokens from a central space first ('take S')." in output
+    assert "'take 1' is not legal now: you took tokens this turn already." in output
+    assert "'end' is not legal now: place the tokens in your hand first (hand: " in output
+    assert f"'place {missing} 0,0' is not legal now: no {missing} token in your hand (hand: " in output
+    assert f"You play place {colour} 0,0" in output
+    code, output, _ = play(capsys, monkeypatch, ["5cw", "quit"], "abacuachego")
+    assert "'5cw' is not legal now: pit 5 sows counter-clockwise (5 grains: odd); " in output
+
+
+@pytest.mark.parametrize("typed, move", [
+    ("place B 0,0", "place blue 0,0"), ("place s 1 2", "place gray 1,2"), ("Place T (3, 4)", "place brown 3,4"),
+    ("place green 0 0", "place green 0,0"), ("cube bee 2 1", "cube bee 2,1"), ("take 3", "take 3"), ("end", "end"),
+    ("place Q 0,0", "place q 0,0"),  # no such letter: left for the usual "not a legal move"
+])
+def test_harmonies_spellings(typed, move):
+    assert meeple.harmonies.spell_move(None, typed) == move
+
+
+@pytest.mark.parametrize("returns, seat, verdict", [
+    ([1.0, -1.0], 0, "You win."), ([1.0, -1.0], 1, "You lose."), ([0.0, 0.0], 1, "Draw."),
+    ([3.0], 0, "Your return: 3."), ([-1.0, 0.0, 1.0], 1, "You lose: place 2 of 3."),
+    ([1.0, 1.0, -1.0], 0, "You share the win (2 players)."), ([0.5, 0.5, -1.0, 0.0], 3, "You lose: place 3 of 4."),
+    ([1.0, -1.0, -1.0], 2, "You lose: place 2 of 3 (shared)."),
+])
+def test_play_result_line(returns, seat, verdict):
+    assert cli.result_text(np.array(returns), seat) == verdict
 
 
 def test_play_quit(capsys, monkeypatch):
@@ -152,7 +214,7 @@ def test_play_help_explains_the_moves_and_mistypes_get_suggestions(capsys, monke
     assert "'place  blu  0, 0' is not a legal move. Did you mean 'place blue 0,0' or " in output
     after_typo = output[output.index("'place  blu  0, 0' is not"):].split("Your move:")[0]
     assert "Legal moves:" not in after_typo  # dozens of moves: not listed again
-    assert "('board' shows the board and the legal moves again, 'help' the commands.)" in after_typo
+    assert "('moves' lists the legal moves, 'board' shows the board with them, 'help' the commands.)" in after_typo
     assert "Legal moves:" in output[output.index("'tak 1' is not"):].split("Your move:")[0]  # 10 are
     state = meeple.load("harmonies").new_initial_state()
     state.apply_action(state.string_to_action("take 1"))
@@ -375,12 +437,14 @@ def test_render_moves_of_several_words(capsys, game, moves):
         assert move in legal, legal
         numbers.append(str(state.string_to_action(move)))
         state.apply_action(state.string_to_action(move))
-    for text in (" ".join(moves), " ; ".join(moves), " ".join(numbers)):
+    for text in (" ".join(moves), " ; ".join(moves), " ".join(numbers), " ".join(f"[{n}]" for n in numbers)):
         assert run(capsys, "render", game, "--moves", text) == (0, str(state) + "\n", "")
+    two_parts = ("--moves", moves[0], "--moves", "; ".join(moves[1:]))  # the second goes on from the first
+    assert run(capsys, "render", game, *two_parts) == (0, str(state) + "\n", "")
     code, _, err = run(capsys, "render", game, "--moves", " ".join(moves[:2] + ["sing loudly"]))
-    assert code == 2 and "move 3 ('sing loudly') is not legal here; Legal moves:" in err
+    assert code == 2 and "move 3 ('sing loudly') is not a legal move. Legal moves:" in err
     code, _, err = run(capsys, "render", game, "--moves", "; ".join(moves[:1] + ["sing loudly", moves[1]]))
-    assert code == 2 and "move 2 ('sing loudly') is not legal here" in err
+    assert code == 2 and "move 2 ('sing loudly') is not a legal move." in err
 
 
 def test_render_json(capsys, tmp_path, monkeypatch):
@@ -416,8 +480,8 @@ def test_render_record(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     ([], "give a GAME or --json FILE"),
-    (["abacuachego", "--moves", "3cw 8"], "move 2 ('8') is not legal here; Legal moves:"),
-    (["abacuachego", "--moves", "3cw nope"], "move 2 ('nope') is not legal here"),
+    (["abacuachego", "--moves", "3cw 8"], "move 2 ('8') (5cw) is not legal now: pit 5 sows counter-clockwise"),
+    (["abacuachego", "--moves", "3cw nope"], "move 2 ('nope') is not a legal move. Legal moves:"),
     (["--json", "/no/such/file.json"], "cannot read /no/such/file.json"),
     (["--json", "{doc}", "--seed", "1"], "--seed cannot be used with --json"),
     (["--json", "{doc}", "-p", "parity=pit"], "-p needs a GAME"),
@@ -609,4 +673,5 @@ def test_a_bot_calling_sys_exit_is_a_failing_bot(capsys, monkeypatch):
     assert code == 2 and "could not be made: SystemExit: 0" in err
     monkeypatch.setattr(cli.TerminalGame, "_ask", lambda self: int(self.state.legal_actions()[0]))
     code, _, err = run(capsys, "play", "abacuachego", "--bot", "misbehaving_bots:Exits")
-    assert code == 1 and "meeple play: error: bot 'misbehaving_bots:Exits' (seat 1) failed at move 1: SystemExit: 3" in err
+    assert code == 1
+    assert "meeple play: error: bot 'misbehaving_bots:Exits' (seat 1) failed at move 1: SystemExit: 3" in err

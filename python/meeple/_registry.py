@@ -100,6 +100,14 @@ class GameSpec:
     # How moves are written and how a turn goes, for `meeple play`'s `help` (the rules document
     # says the rest).
     moves_help: str = ""
+    # How a person may also write moves (`meeple play`, `render --moves`): `spell_move(state, text)`
+    # gives `text` as the move's own string (Harmonies: colour letters), or `text` unchanged.
+    spell_move: Callable[[Any, str], str] | None = None
+    # How `meeple play` reads a bare number (None: as an action's number): the action meant, or a
+    # ValueError saying why there is none (Abacuachego: a pit).
+    read_number: Callable[[Any, int], int] | None = None
+    # Why the move `action` is not legal in `state`, for a person (None: no simple reason).
+    why_illegal: Callable[[Any, int], str | None] | None = None
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """Checks `given` and returns every parameter with its value, defaults filled in."""
@@ -156,7 +164,7 @@ def parse_game_string(text: str) -> tuple[str, dict[str, str]]:
                 raise ValueError(f"parameter {key.strip()!r} given twice in {text!r}")
             last = key.strip()
             params[last] = value.strip()
-    return m.group(1).replace("-", "_"), params
+    return m.group(1).replace("-", "_").lower(), params
 
 
 def load(name: str, /, **params: Any) -> Game:
@@ -168,7 +176,7 @@ def load(name: str, /, **params: Any) -> Game:
     """
     if not isinstance(name, str):
         raise TypeError(f"game name must be a str, got {type(name).__name__}")
-    base, from_string = parse_game_string(name) if "(" in name else (name.replace("-", "_"), {})
+    base, from_string = parse_game_string(name) if "(" in name else (name.replace("-", "_").lower(), {})
     if base not in _GAMES:
         raise ValueError(f"unknown game {name!r}; available: {', '.join(list_games())}")
     spec = _GAMES[base]

@@ -13,6 +13,8 @@ The rules are in docs/rules/abacuachego.md; the engine is C++ (cpp/abacuachego/)
 """
 from __future__ import annotations
 
+from typing import Any
+
 from . import _core
 from ._registry import GameSpec, Param, register
 
@@ -41,13 +43,51 @@ def _make(**params):
     return _core.AbacuachegoGame(**params)
 
 
+def _pit_moves(state: Any, pit: int) -> list[int]:
+    return [int(a) for a in state.legal_actions() if a // 2 == pit - 1]
+
+
+def read_pit(state: Any, pit: int) -> int:
+    """`meeple play` reads a bare number as a pit (what the board numbers): its one legal move.
+    ValueError says why there is none, or names both when the pit may be sown either way."""
+    pits = state.game.parameters()["pits_per_row"]
+    if not 1 <= pit <= pits:
+        raise ValueError(f"there is no pit {pit} (your pits are 1..{pits}); an action's number goes in "
+                         f"brackets, e.g. [{pit}]")
+    moves = _pit_moves(state, pit)
+    if not moves:
+        raise ValueError(f"pit {pit} is empty")
+    if len(moves) == 2:
+        raise ValueError(f"pit {pit} may be sown either way: type {pit}cw or {pit}ccw")
+    return moves[0]
+
+
+def why_illegal(state: Any, action: int) -> str | None:
+    """Why the move `action` (a pit and a direction) is not legal now, for a person."""
+    pit = action // 2 + 1
+    params = state.game.parameters()
+    if pit > params["pits_per_row"]:
+        return f"there is no pit {pit}"
+    grains = state.to_dict()["pits"][state.current_player()][pit - 1]
+    if grains == 0:
+        return f"pit {pit} is empty"
+    parity = grains if params["parity"] == "count" else pit
+    because = f"{grains} grains" if params["parity"] == "count" else f"pit {pit}"
+    usual = "clockwise" if parity % 2 == 0 else "counter-clockwise"
+    return (f"pit {pit} sows {usual} ({because}: {'even' if parity % 2 == 0 else 'odd'}); the other way "
+            f"only when its grains reach the opponent's row")
+
+
 register(GameSpec(
     name="abacuachego",
     description="Abacuachego: a 2x10 mancala for two players (Zipa, Zaque)",
     params=PARAMETERS,
     factory=_make,
     moves_help="A move is one of your pits (1..n, as numbered on the board) and a direction: '3cw' sows\n"
-               "pit 3 clockwise, '3ccw' counter-clockwise. Rules: docs/rules/abacuachego.md.",
+               "pit 3 clockwise, '3ccw' counter-clockwise; '3' alone sows pit 3 in its one legal direction\n"
+               "(an action's number goes in brackets: [5]). Rules: docs/rules/abacuachego.md.",
+    read_number=read_pit,
+    why_illegal=why_illegal,
 ))
 
 Game: type = _core.AbacuachegoGame

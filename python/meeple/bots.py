@@ -481,9 +481,10 @@ _IMPORT_SPEC = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Z
 
 
 def make_bot(spec: str, game: Any, seed: int | None = None) -> Bot:
-    """The bot named by `spec`: ``random``, ``mcts:ITERATIONS`` (options ``:c=C`` for the
-    exploration constant, ``:threads=T``, and ``:evaluator=module.path:function``, an evaluator
-    imported by name, which makes the search PUCT, with ``:batch=B`` for one that takes lists of
+    """The bot named by `spec`: ``random``, ``mcts`` (1000 simulations a move), ``mcts:ITERATIONS``
+    (options ``:c=C`` for the exploration constant, ``:threads=T``, and
+    ``:evaluator=module.path:function``, an evaluator imported by name, which makes the search
+    PUCT, with ``:batch=B`` for one that takes lists of
     states and ``:dirichlet_alpha=A[:dirichlet_fraction=F]`` for root noise; ``:reuse_tree=1``
     keeps the tree from move to move (see MCTS); e.g. ``mcts:1000:c=2:threads=2``) or
     ``module.path:ClassName``.

@@ -47,6 +47,7 @@ PLAYER_NAMES: dict[str, tuple[str, ...]] = {
 }
 
 BOT_SPECS = """bot specs: random
+  | mcts   (1000 simulations a move)
   | mcts:ITERATIONS[:c=C][:threads=T][:reuse_tree=1]
          [:evaluator=module.path:function[:batch=B][:dirichlet_alpha=A[:dirichlet_fraction=F]]]
   | module.path:ClassName
@@ -173,15 +174,16 @@ def _build_parser() -> argparse.ArgumentParser:
     _game_arguments(render, optional=True)
     render.add_argument("--json", metavar="FILE", help="a state or record JSON document ('-': stdin)")
     render.add_argument("--seed", type=_seed, help="seed of the initial state (default 0)")
-    render.add_argument("--moves", default="",
-                        help='moves to play, as strings or numbers: "3cw 5ccw", "take 0 place red 4,0"; '
-                             'moves may also be separated by ";"')
+    render.add_argument("--moves", action="append", default=[],
+                        help='moves to play, as strings or action numbers: "3cw 5ccw", "take 0 place red 4,0"; '
+                             'moves may also be separated by ";"; a second --moves goes on from the first')
     return parser
 
 
 def _game_arguments(parser: argparse.ArgumentParser, optional: bool = False) -> None:
     parser.add_argument("game", metavar="GAME", nargs="?" if optional else None,
-                        help="game name, or name(key=value,...)")
+                        help=f"{', '.join(list_games())}, or name(key=value,...) ('meeple list' shows the "
+                             "parameters)")
     parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                         help="a game parameter (repeatable)")
 
@@ -277,17 +279,67 @@ def _label_value(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def parse_move(state: Any, text: str) -> int | None:
-    """The legal action named `text` (its string, else its number), or None. Spaces around commas
-    and runs of spaces do not matter ("place blue 0, 1")."""
+class MoveError(ValueError):
+    """Why `text` names no legal move, in words for the person who typed it: str() is the text
+    quoted then `reason` ("'end' is not legal now: place the tokens in your hand first ...")."""
+
+    def __init__(self, text: str, reason: str):
+        super().__init__(f"{text!r} {reason}")
+        self.reason = reason
+
+
+def read_move(state: Any, text: str, person: bool = False) -> int:
+    """The legal action `text` names: its string (spaces around commas and runs of spaces do not
+    matter, and the game's own spellings are read, e.g. Harmonies' colour letters), else its number,
+    bare or in brackets ("12", "[12]"). With `person` (`meeple play`) a game may read a bare number
+    its own way (Abacuachego: a pit). MoveError says why `text` names no legal move."""
+    written = text.strip()
+    if state.is_terminal():
+        raise MoveError(written, "comes after the end of the game.")
     text = re.sub(r"\s*,\s*", ",", " ".join(text.split()))
+    spec = game_spec(state.game.name)
+    if spec.spell_move is not None:
+        text = spec.spell_move(state, text)
+    number = re.fullmatch(r"\[([0-9]+)\]|([0-9]+)", text)
+    if number and number[2] and person and spec.read_number is not None:
+        try:
+            return spec.read_number(state, int(number[2]))
+        except ValueError as e:
+            raise MoveError(written, f"is no move here: {e}.") from None
+    if number:
+        action = int(number[1] or number[2])
+        if action in state.legal_actions():
+            return action
+        try:
+            name = state.action_to_string(action)
+        except ValueError:  # no action of this game (or no outcome of this chance node)
+            raise MoveError(written, "is not a legal move.") from None
+        raise MoveError(written, f"({name}) is not legal now{_why_illegal(state, action) or '.'}")
     try:
         action = state.string_to_action(text)
     except ValueError:
-        if not re.fullmatch(r"[0-9]+", text):
-            return None
-        action = int(text)
-    return action if action in state.legal_actions() else None
+        raise MoveError(written, f"is not a legal move.{close_moves_text(state, text)}") from None
+    if action in state.legal_actions():
+        return action
+    why = _why_illegal(state, action)
+    raise MoveError(written, f"is not legal now{why}" if why else f"is not legal now.{close_moves_text(state, text)}")
+
+
+def _why_illegal(state: Any, action: int) -> str:
+    """': <the game's reason>.' (GameSpec.why_illegal) for a person, or ''."""
+    why_illegal = game_spec(state.game.name).why_illegal
+    if why_illegal is None or state.is_chance_node():
+        return ""
+    why = why_illegal(state, action)
+    return f": {why}." if why else ""
+
+
+def parse_move(state: Any, text: str, person: bool = False) -> int | None:
+    """`read_move`, or None where it raises MoveError."""
+    try:
+        return read_move(state, text, person)
+    except MoveError:
+        return None
 
 
 def close_moves_text(state: Any, text: str) -> str:
@@ -298,12 +350,32 @@ def close_moves_text(state: Any, text: str) -> str:
 
 
 def legal_moves_text(state: Any, width: int = 78) -> str:
-    """'Legal moves:' then every legal action as 'string [number]', wrapped to `width`."""
-    lines = ["Legal moves:"]
-    for a in state.legal_actions():
-        item = f"{state.action_to_string(int(a))} [{a}]"
-        if len(lines[-1]) + 2 + len(item) > width:
-            lines.append(" ")
+    """'Legal moves:' then every legal action as 'string [number]', wrapped to `width`. A long list
+    (over MAX_MOVES_LISTED_AGAIN) is grouped: three or more moves that differ in their last word
+    only (a cell) share a line, 'place blue:  0,0 [5]  0,1 [6] ...'; the others come last."""
+    moves = [(state.action_to_string(int(a)), int(a)) for a in state.legal_actions()]
+    if len(moves) <= MAX_MOVES_LISTED_AGAIN:
+        return _wrapped("Legal moves:", [f"{name} [{action}]" for name, action in moves], width)
+    groups: dict[str, list[tuple[str, int]]] = {}
+    for name, action in moves:
+        groups.setdefault(name.rpartition(" ")[0], []).append((name, action))
+    lines, others = ["Legal moves:"], []
+    for head, members in groups.items():
+        if head and len(members) > 2:
+            lines.append(_wrapped(f"  {head}:", [f"{name.rpartition(' ')[2]} [{a}]" for name, a in members], width))
+        else:
+            others += [f"{name} [{action}]" for name, action in members]
+    if others:
+        lines.append(_wrapped("", others, width))
+    return "\n".join(lines)
+
+
+def _wrapped(first: str, items: list[str], width: int) -> str:
+    """`first` then the items two spaces apart, wrapped to `width` (further lines indented)."""
+    lines = [first]
+    for item in items:
+        if len(lines[-1]) + 2 + len(item) > width and lines[-1].strip():
+            lines.append("   ")
         lines[-1] += "  " + item
     return "\n".join(lines)
 
@@ -374,8 +446,8 @@ class _Abandon(Exception):
 
 
 HELP = """Enter a move by its name or by its number in [brackets].
-Commands: help, board (show the board), undo (take back your last move), quit,
-hint [N] (the moves MCTS prefers here after N simulations, default 1000)."""
+Commands: help (or ?), board (show the board), moves (list the legal moves), undo (take back
+your last move), quit (or q), hint [N] (the moves MCTS prefers here after N simulations, default 1000)."""
 HINT_SIMULATIONS, MAX_HINT_SIMULATIONS = 1000, 1_000_000
 MAX_MOVES_LISTED_AGAIN = 24  # after a mistyped move; longer lists are a command away
 
@@ -432,32 +504,35 @@ class TerminalGame:
                 text = input("Your move: ").strip()
             except EOFError:
                 raise _Abandon("\nEnd of input: game abandoned.", 1) from None
-            if text in ("quit", "exit"):
+            command = text.lower()
+            if command in ("quit", "exit", "q"):
                 raise _Abandon("Game abandoned.", 0)
-            if text in ("help", "?"):
+            if command in ("help", "?"):
                 print(HELP)
                 if self._moves_help:
                     print(self._moves_help)
                 if self._cards_text is not None:
                     print(f"Also: cards ({self._cards_help}).")
                 print(legal_moves_text(self.state))
-            elif text == "board":
+            elif command == "board":
                 self._show()
-            elif text == "cards" and self._cards_text is not None:
+            elif command == "moves":
+                print(legal_moves_text(self.state))
+            elif command == "cards" and self._cards_text is not None:
                 print(self._cards_text(self.state))
-            elif text == "undo":
+            elif command == "undo":
                 self._undo()
-            elif text.split()[:1] == ["hint"]:
+            elif command.split()[:1] == ["hint"]:
                 print(self._hint(text[4:].strip()))
             elif text:
-                action = parse_move(self.state, text)
-                if action is not None:
-                    return action
-                print(f"{text!r} is not a legal move.{close_moves_text(self.state, text)}")
+                try:
+                    return read_move(self.state, text, person=True)
+                except MoveError as e:
+                    print(e)
                 if len(self.state.legal_actions()) <= MAX_MOVES_LISTED_AGAIN:
                     print(legal_moves_text(self.state))
                 else:
-                    print("('board' shows the board and the legal moves again, 'help' the commands.)")
+                    print("('moves' lists the legal moves, 'board' shows the board with them, 'help' the commands.)")
 
     def _hint(self, argument: str) -> str:
         """The three moves MCTS visits most from here, with their mean returns for you in its
@@ -521,13 +596,22 @@ class TerminalGame:
         self.actions.append(action)
 
     def _result(self) -> str:
-        returns = np.asarray(self.state.returns(), dtype=float)
-        scores = ", ".join(f"{player_name(self.game, p)} {r:+g}" for p, r in enumerate(returns))
-        if len(returns) == 1:
-            return f"Game over: {scores}."
-        winner = winners(returns[None, :])[0]
-        verdict = "You win." if winner == self.seat else "Draw." if winner == -1 else "You lose."
-        return f"Game over: {scores}. {verdict}"
+        return result_text(np.asarray(self.state.returns(), dtype=float), self.seat)
+
+
+def result_text(returns: np.ndarray, seat: int) -> str:
+    """The outcome for the person at `seat`, shown after the final board (which gives the score)."""
+    mine, players = returns[seat], len(returns)
+    if players == 1:
+        return f"Your return: {mine:g}."
+    ahead, level = int((returns > mine).sum()), int((returns == mine).sum())
+    if level == players:
+        return "Draw."
+    if ahead == 0:
+        return "You win." if level == 1 else f"You share the win ({level} players)."
+    if players == 2:
+        return "You lose."
+    return f"You lose: place {ahead + 1} of {players}{' (shared)' if level > 1 else ''}."
 
 
 # --- meeple selfplay -------------------------------------------------------------------------
@@ -793,7 +877,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
         raise UsageError("give a GAME or --json FILE")
     else:
         state = _load_game(args.game, args.param).new_initial_state(seed=args.seed or 0)
-    play_moves(state, args.moves)
+    for moves in args.moves:
+        play_moves(state, moves)
     print(state)
     return 0
 
@@ -834,7 +919,12 @@ def play_moves(state: Any, text: str) -> None:
 def _illegal_move(state: Any, number: int, move: str) -> UsageError:
     if state.is_terminal():
         return UsageError(f"move {number} ({move!r}) comes after the end of the game")
-    return UsageError(f"move {number} ({move!r}) is not legal here; {legal_moves_text(state)}")
+    try:
+        read_move(state, move)
+        reason = "is not legal here."  # not reached: play_moves read no legal move in it
+    except MoveError as e:
+        reason = e.reason
+    return UsageError(f"move {number} ({move!r}) {reason} {legal_moves_text(state)}")
 
 
 def _read_state(path: str) -> Any:

@@ -134,6 +134,62 @@ def cards_in_play(state: Any) -> str:
     return "\n\n".join(parts) if parts else "No cards in play."
 
 
+_COLOUR_LETTERS = {"b": "blue", "s": "gray", "t": "brown", "g": "green", "y": "yellow", "r": "red"}
+_MOST_UNFINISHED_CARDS = 4  # a spirit kept and not finished counts too (docs point 12)
+
+
+def spell_move(state: Any, text: str) -> str:
+    """A person's spelling of a move as the move's own string: a colour by the board's letter
+    ('place B 0,0'), a cell as 'COL ROW' or '(COL,ROW)' ('place blue 0 0', 'cube bee (2,1)')."""
+    words = text.lower().replace("(", " ").replace(")", " ").replace(",", " ").split()
+    if len(words) >= 3 and words[-1].isdigit() and words[-2].isdigit():
+        words[-2:] = [f"{words[-2]},{words[-1]}"]
+    if len(words) == 3 and words[0] == "place":
+        words[1] = _COLOUR_LETTERS.get(words[1], words[1])
+    return " ".join(words)
+
+
+def why_illegal(state: Any, action: int) -> str | None:
+    """Why the move `action` is not legal now, for a person (None: no simple reason)."""
+    d = state.to_dict()
+    words = state.action_to_string(action).split()
+    me = d["players"][d["current_player"]]
+    hand = ", ".join(d["hand"]) or "empty"
+    if me["spirit_options"]:
+        return "first keep one of the two spirit cards dealt to you ('spirit 0' or 'spirit 1'; 'cards' shows them)"
+    if words[0] == "end":
+        if not d["took_tokens"]:
+            return "take tokens from a central space first ('take S')"
+        if d["hand"]:
+            return f"place the tokens in your hand first (hand: {hand})"
+    elif words[0] == "take":
+        if d["took_tokens"]:
+            return "you took tokens this turn already"
+        if not d["central"][int(words[1])]:
+            return f"central space {words[1]} is empty"
+    elif words[0] == "place":
+        if not d["took_tokens"]:
+            return "take tokens from a central space first ('take S')"
+        if words[1] not in d["hand"]:
+            return f"no {words[1]} token in your hand (hand: {hand})"
+        stack = me["board"].get(words[2])
+        if stack is None:
+            return f"your board has no cell {words[2]}"
+        if stack:
+            return f"a {words[1]} token cannot go on {'-'.join(stack)} (stacking: docs/rules/harmonies.md)"
+    elif words[0] == "card":
+        if d["took_card"]:
+            return "you took a card this turn already"
+        if d["display"][int(words[1])] is None:
+            return f"display slot {words[1]} is empty"
+        unfinished = sum(held["cubes_placed"] < len(_card(held["id"])[1].get("points", [0])) for held in me["cards"])
+        if unfinished >= _MOST_UNFINISHED_CARDS:
+            return f"you hold {unfinished} unfinished cards, the most allowed"
+    elif words[0] == "cube":
+        return f"the {words[1]} pattern does not fit there, or you hold no such unfinished card"
+    return None
+
+
 register(GameSpec(
     name="harmonies",
     description="Harmonies: build landscapes and habitats on a hex board (1-4 players)",
@@ -144,7 +200,10 @@ register(GameSpec(
     moves_help="A turn: 'take S' takes the three tokens of central space S; 'place COLOUR COL,ROW' puts\n"
                "one on your board (columns and rows as drawn); 'card D' takes display card D (once a\n"
                "turn); 'cube CARD COL,ROW' marks a finished animal pattern; 'end' ends the turn.\n"
+               "Colours may be written as the board's letters ('place B 0,0') and cells as 'COL ROW'.\n"
                "Rules: docs/rules/harmonies.md.",
+    spell_move=spell_move,
+    why_illegal=why_illegal,
 ))
 
 Game: type = _core.HarmoniesGame
