@@ -161,6 +161,34 @@ def test_play_says_why_a_named_move_is_not_legal_now(capsys, monkeypatch):
     assert "'5cw' is not legal now: pit 5 sows counter-clockwise (5 grains: odd); " in output
 
 
+def test_imperial_harvest_reasons_follow_the_turn():
+    """Imperial Harvest explains a move of another phase of the turn, and which character may not
+    rest or act; an acting character's own actions get no reason (the rules document has them)."""
+    state = meeple.load("imperial_harvest").new_initial_state(seed=1)
+
+    def refused(text):
+        with pytest.raises(cli.MoveError) as error:
+            cli.read_move(state, text, person=True)
+        return error.value.reason
+
+    def play_moves(*texts):
+        for text in texts:
+            state.apply_action(state.string_to_action(text))
+
+    assert refused("move e") == "is not legal now: first choose the character that rests this turn ('rest NAME')."
+    play_moves("rest guardian")
+    assert refused("activate guardian") == "is not legal now: the guardian rests this turn."
+    assert refused("end").startswith("is not legal now: first choose the character to act next")
+    play_moves("activate monk")
+    assert refused("rest bard").startswith("is not legal now: a character is acting: its actions, then 'end'")
+    play_moves("end")
+    assert refused("forfeit monk") == "is not legal now: the monk has had its go this turn."
+    play_moves("activate bard", "end")
+    while state.current_player() == 1:
+        state.apply_action(state.legal_actions()[-1])
+    assert refused("rest guardian") == "is not legal now: the guardian rested last turn, so it acts this turn."
+
+
 @pytest.mark.parametrize("typed, move", [
     ("place B 0,0", "place blue 0,0"), ("place s 1 2", "place gray 1,2"), ("Place T (3, 4)", "place brown 3,4"),
     ("place green 0 0", "place green 0,0"), ("cube bee 2 1", "cube bee 2,1"), ("take 3", "take 3"), ("end", "end"),
@@ -415,7 +443,8 @@ def test_perft_bad_depth(capsys):
 # --- render ----------------------------------------------------------------------------------
 
 def test_render_initial_state_and_moves(capsys):
-    assert run(capsys, "render", "abacuachego") == (0, str(ABACUACHEGO.new_initial_state()) + "\n", "")
+    for name in ("abacuachego", "Abacuachego", "ABACUACHEGO(parity=count)"):  # names ignore case
+        assert run(capsys, "render", name) == (0, str(ABACUACHEGO.new_initial_state()) + "\n", "")
     state = ABACUACHEGO.new_initial_state()
     for move in ("3cw", "5ccw", "4ccw"):
         state.apply_action(state.string_to_action(move))

@@ -23,6 +23,7 @@ import json
 import textwrap
 from functools import lru_cache
 from importlib import resources
+from typing import Any
 
 from . import _core
 from ._registry import GameSpec, Param, register
@@ -491,6 +492,43 @@ def cards_in_play(state) -> str:
     return "\n\n".join(parts)
 
 
+# The moves each phase takes (by their first word), and what a person is told who tries another.
+_PHASE_MOVES = {
+    "rest": (("rest",), "first choose the character that rests this turn ('rest NAME')"),
+    "pick": (("activate", "forfeit"), "first choose the character to act next ('activate NAME', or 'forfeit NAME')"),
+    "hydra": (("hydra",), "first move a hydra one step ('hydra H DIR')"),
+    "respawn": (("respawn",), "first choose the cell where the character named above respawns ('respawn COL,ROW')"),
+    "draft": (("draft",), "the draft comes first ('draft NAME')"),
+    "bridges": (("bridge",), "the bridges come first ('bridge COL,ROW')"),
+    "camps": (("camp",), "the camps come first ('camp KIND CORNER')"),
+    "placement": (("place",), "first place the character named above ('place COL,ROW DIR')"),
+}
+_TURN_WORDS = {word for words, _ in _PHASE_MOVES.values() for word in words}
+
+
+def why_illegal(state: Any, action: int) -> str | None:
+    """Why the move `action` is not legal now, when it belongs to another phase of the turn (None
+    otherwise: an action of the acting character, whose reasons the rules document gives)."""
+    word, *rest = state.action_to_string(action).split()
+    d = state.to_dict()
+    phase = d["phase"]
+    if phase in _PHASE_MOVES:
+        words, reason = _PHASE_MOVES[phase]
+        if word not in words:
+            return reason
+        token = d["team"] * 3 + action % 3  # rest, activate and forfeit: ids 0..8, own slot = id % 3
+        if word == "rest" and token == d["last_rested"][d["team"]]:
+            return f"the {rest[0]} rested last turn, so it acts this turn"
+        if word in ("activate", "forfeit") and token == d["resting"]:
+            return f"the {rest[0]} rests this turn"
+        if word in ("activate", "forfeit") and token in d["done"]:
+            return f"the {rest[0]} has had its go this turn"
+        return None
+    if word in _TURN_WORDS:  # phase act or puppet
+        return "a character is acting: its actions, then 'end' (the board's first line names it)"
+    return None
+
+
 register(GameSpec(
     name="imperial_harvest",
     description="Imperial Harvest: two teams of three gather strawberries in a hedged garden (2 players)",
@@ -502,6 +540,7 @@ register(GameSpec(
                "'activate NAME', its actions ('move DIR', 'face DIR', 'pluck', 'deposit', abilities) and\n"
                "'end', or 'forfeit NAME' and a hydra step. Directions n, e, s, w (ne, se, sw, nw for\n"
                "diagonal abilities); cells COL,ROW as drawn. Rules: docs/rules/imperial-harvest.md.",
+    why_illegal=why_illegal,
 ))
 
 Game: type = _core.ImperialHarvestGame
