@@ -5,6 +5,7 @@ import io
 import itertools
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -161,6 +162,37 @@ def test_play_says_why_a_named_move_is_not_legal_now(capsys, monkeypatch):
     assert "'5cw' is not legal now: pit 5 sows counter-clockwise (5 grains: odd); " in output
 
 
+def test_harmonies_reasons_for_cubes_cells_and_solo():
+    """A cell with a cube takes nothing (not a stacking matter), cells past the side's board, and the
+    solo game's 3 central spaces and display slots, and its own discard."""
+    game = meeple.load("harmonies")
+    state = game.new_initial_state(seed=0)
+    state.apply_action(state.string_to_action("take 0"))
+    d = state.to_dict()
+    card = d["deck"].pop(0)  # crocodile, holding one cube on 0,0
+    d["players"][0].update(cards=[{"id": card, "cubes_placed": 1}], cubes=["0,0"])
+    d["players"][0]["board"]["0,0"] = ["gray"]
+    d["hand"] = ["gray", "gray", "red"]
+    d["pouch"].update(gray=d["pouch"]["gray"] - 3, blue=d["pouch"]["blue"] + 1, brown=d["pouch"]["brown"] + 1)
+    state = game.state_from_dict(d)
+
+    def refused(state, text):
+        with pytest.raises(cli.MoveError) as error:
+            cli.read_move(state, text, interactive=True)
+        return error.value.reason
+
+    assert refused(state, "place gray 0,0") == "is not legal now: 0,0 holds a cube: nothing more goes on it."
+    assert refused(state, "cube crocodile 0,0") == "is not legal now: 0,0 holds a cube already."
+    assert refused(state, "[28]") == ("(place blue #23 (off the board)) is not legal now: cell #23 is off your "
+                                      "board (side A).")
+    assert refused(state, "discard 0") == "is not legal now: discarding a display card is for the solo game."
+    solo = meeple.load("harmonies", players=1).new_initial_state(seed=0)
+    assert refused(solo, "take 3") == "is not legal now: there are central spaces 0..2 only."
+    assert refused(solo, "card 4") == "is not legal now: there are display slots 0..2 only."
+    solo.apply_action(solo.string_to_action("card 0"))
+    assert refused(solo, "discard 1") == "is not legal now: you took a card this turn: 'end' ends it."
+
+
 def test_imperial_harvest_reasons_follow_the_turn():
     """Imperial Harvest explains a move of another phase of the turn, and which character may not
     rest or act; an acting character's own actions get no reason (the rules document has them)."""
@@ -168,7 +200,7 @@ def test_imperial_harvest_reasons_follow_the_turn():
 
     def refused(text):
         with pytest.raises(cli.MoveError) as error:
-            cli.read_move(state, text, person=True)
+            cli.read_move(state, text, interactive=True)
         return error.value.reason
 
     def play_moves(*texts):
@@ -187,6 +219,22 @@ def test_imperial_harvest_reasons_follow_the_turn():
     while state.current_player() == 1:
         state.apply_action(state.legal_actions()[-1])
     assert refused("rest guardian") == "is not legal now: the guardian rested last turn, so it acts this turn."
+
+
+def test_every_legal_move_reads_back(case):
+    """Each legal move's string, its number and [number] read back as that move (a person's
+    spellings are only tried for text that is no move string as written: a Harmonies card draw,
+    'draw card 1 (crocodile)', keeps its brackets); Abacuachego reads a bare number as a pit only
+    in play (interactive)."""
+    rng = random.Random(5)
+    state = case.load().new_initial_state(seed=5)
+    for _ in range(60):
+        if state.is_terminal():
+            break
+        for a in state.legal_actions().tolist():
+            assert cli.read_move(state, state.action_to_string(a)) == a
+            assert cli.read_move(state, str(a)) == a == cli.read_move(state, f"[{a}]", interactive=True)
+        state.apply_action(rng.choice(state.legal_actions().tolist()))
 
 
 @pytest.mark.parametrize("typed, move", [

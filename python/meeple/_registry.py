@@ -105,7 +105,7 @@ class GameSpec:
     spell_move: Callable[[Any, str], str] | None = None
     # How `meeple play` reads a bare number (None: as an action's number): the action meant, or a
     # ValueError saying why there is none (Abacuachego: a pit).
-    read_number: Callable[[Any, int], int] | None = None
+    read_bare_number: Callable[[Any, int], int] | None = None
     # Why the move `action` is not legal in `state`, for a person (None: no simple reason).
     why_illegal: Callable[[Any, int], str | None] | None = None
 

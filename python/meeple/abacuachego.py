@@ -66,8 +66,6 @@ def why_illegal(state: Any, action: int) -> str | None:
     """Why the move `action` (a pit and a direction) is not legal now, for a person."""
     pit = action // 2 + 1
     params = state.game.parameters()
-    if pit > params["pits_per_row"]:
-        return f"there is no pit {pit}"
     grains = state.to_dict()["pits"][state.current_player()][pit - 1]
     if grains == 0:
         return f"pit {pit} is empty"
@@ -86,7 +84,7 @@ register(GameSpec(
     moves_help="A move is one of your pits (1..n, as numbered on the board) and a direction: '3cw' sows\n"
                "pit 3 clockwise, '3ccw' counter-clockwise; '3' alone sows pit 3 in its one legal direction\n"
                "(an action's number goes in brackets: [5]). Rules: docs/rules/abacuachego.md.",
-    read_number=read_pit,
+    read_bare_number=read_pit,
     why_illegal=why_illegal,
 ))
 

@@ -281,29 +281,28 @@ def _label_value(value: Any) -> str:
 
 class MoveError(ValueError):
     """Why `text` names no legal move, in words for the person who typed it: str() is the text
-    quoted then `reason` ("'end' is not legal now: place the tokens in your hand first ...")."""
+    quoted then `reason` ("'end' is not legal now: place the tokens in your hand first ...").
+    `named`: the text names an action of the game, one the position does not allow."""
 
-    def __init__(self, text: str, reason: str):
+    def __init__(self, text: str, reason: str, named: bool = False):
         super().__init__(f"{text!r} {reason}")
-        self.reason = reason
+        self.reason, self.named = reason, named
 
 
-def read_move(state: Any, text: str, person: bool = False) -> int:
+def read_move(state: Any, text: str, interactive: bool = False) -> int:
     """The legal action `text` names: its string (spaces around commas and runs of spaces do not
-    matter, and the game's own spellings are read, e.g. Harmonies' colour letters), else its number,
-    bare or in brackets ("12", "[12]"). With `person` (`meeple play`) a game may read a bare number
-    its own way (Abacuachego: a pit). MoveError says why `text` names no legal move."""
+    matter; else the game's own spellings, e.g. Harmonies' colour letters), or its number, bare or
+    in brackets ("12", "[12]"). `interactive` (`meeple play`) lets a game read a bare number its
+    own way (Abacuachego: a pit). MoveError says why `text` names no legal move."""
     written = text.strip()
     if state.is_terminal():
         raise MoveError(written, "comes after the end of the game.")
     text = re.sub(r"\s*,\s*", ",", " ".join(text.split()))
     spec = game_spec(state.game.name)
-    if spec.spell_move is not None:
-        text = spec.spell_move(state, text)
-    number = re.fullmatch(r"\[([0-9]+)\]|([0-9]+)", text)
-    if number and number[2] and person and spec.read_number is not None:
+    number = re.fullmatch(r"\[([0-9]{1,9})\]|([0-9]{1,9})", text)  # longer: no action's number
+    if number and number[2] and interactive and spec.read_bare_number is not None:
         try:
-            return spec.read_number(state, int(number[2]))
+            return spec.read_bare_number(state, int(number[2]))
         except ValueError as e:
             raise MoveError(written, f"is no move here: {e}.") from None
     if number:
@@ -314,15 +313,25 @@ def read_move(state: Any, text: str, person: bool = False) -> int:
             name = state.action_to_string(action)
         except ValueError:  # no action of this game (or no outcome of this chance node)
             raise MoveError(written, "is not a legal move.") from None
-        raise MoveError(written, f"({name}) is not legal now{_why_illegal(state, action) or '.'}")
-    try:
-        action = state.string_to_action(text)
-    except ValueError:
-        raise MoveError(written, f"is not a legal move.{close_moves_text(state, text)}") from None
-    if action in state.legal_actions():
-        return action
-    why = _why_illegal(state, action)
-    raise MoveError(written, f"is not legal now{why}" if why else f"is not legal now.{close_moves_text(state, text)}")
+        raise MoveError(written, f"({name}) is not legal now{_why_illegal(state, action) or '.'}", named=True)
+    named = _action_named(state, text, spec)
+    if named is None:
+        raise MoveError(written, f"is not a legal move.{close_moves_text(state, text)}")
+    if named in state.legal_actions():
+        return named
+    why = _why_illegal(state, named)
+    raise MoveError(written, f"is not legal now{why}" if why else f"is not legal now.{close_moves_text(state, text)}",
+                    named=True)
+
+
+def _action_named(state: Any, text: str, spec: Any) -> int | None:
+    """The action whose string `text` is, as written or in the game's own spelling; None if none."""
+    for spelling in (text, spec.spell_move(state, text) if spec.spell_move is not None else text):
+        try:
+            return int(state.string_to_action(spelling))
+        except ValueError:
+            pass
+    return None
 
 
 def _why_illegal(state: Any, action: int) -> str:
@@ -334,10 +343,10 @@ def _why_illegal(state: Any, action: int) -> str:
     return f": {why}." if why else ""
 
 
-def parse_move(state: Any, text: str, person: bool = False) -> int | None:
+def parse_move(state: Any, text: str, interactive: bool = False) -> int | None:
     """`read_move`, or None where it raises MoveError."""
     try:
-        return read_move(state, text, person)
+        return read_move(state, text, interactive)
     except MoveError:
         return None
 
@@ -351,10 +360,10 @@ def close_moves_text(state: Any, text: str) -> str:
 
 def legal_moves_text(state: Any, width: int = 78) -> str:
     """'Legal moves:' then every legal action as 'string [number]', wrapped to `width`. A long list
-    (over MAX_MOVES_LISTED_AGAIN) is grouped: three or more moves that differ in their last word
-    only (a cell) share a line, 'place blue:  0,0 [5]  0,1 [6] ...'; the others come last."""
+    (over GROUP_MOVES_ABOVE) is grouped: three or more moves that differ in their last word only (a
+    cell, a slot) share a line, 'place blue:  0,0 [5]  0,1 [6] ...'; the others come last."""
     moves = [(state.action_to_string(int(a)), int(a)) for a in state.legal_actions()]
-    if len(moves) <= MAX_MOVES_LISTED_AGAIN:
+    if len(moves) <= GROUP_MOVES_ABOVE:
         return _wrapped("Legal moves:", [f"{name} [{action}]" for name, action in moves], width)
     groups: dict[str, list[tuple[str, int]]] = {}
     for name, action in moves:
@@ -450,6 +459,7 @@ Commands: help (or ?), board (show the board), moves (list the legal moves), und
 your last move), quit (or q), hint [N] (the moves MCTS prefers here after N simulations, default 1000)."""
 HINT_SIMULATIONS, MAX_HINT_SIMULATIONS = 1000, 1_000_000
 MAX_MOVES_LISTED_AGAIN = 24  # after a mistyped move; longer lists are a command away
+GROUP_MOVES_ABOVE = 24  # longer lists of legal moves are grouped by all but their last word
 
 
 class TerminalGame:
@@ -526,7 +536,7 @@ class TerminalGame:
                 print(self._hint(text[4:].strip()))
             elif text:
                 try:
-                    return read_move(self.state, text, person=True)
+                    return read_move(self.state, text, interactive=True)
                 except MoveError as e:
                     print(e)
                 if len(self.state.legal_actions()) <= MAX_MOVES_LISTED_AGAIN:
@@ -896,7 +906,7 @@ def play_moves(state: Any, text: str) -> None:
         for number, move in enumerate((m.strip() for m in text.split(";") if m.strip()), 1):
             action = parse_move(state, move)
             if action is None:
-                raise _illegal_move(state, number, move)
+                raise _illegal_move(state, number, [move])
             state.apply_action(action)
         return
     words, number = text.split(), 0
@@ -911,20 +921,24 @@ def play_moves(state: Any, text: str) -> None:
                 words[:1] = parts  # the "3cw,5ccw" form
                 number -= 1
                 continue
-            raise _illegal_move(state, number, " ".join(words))
+            raise _illegal_move(state, number, words)
         state.apply_action(action)
         del words[:length]
 
 
-def _illegal_move(state: Any, number: int, move: str) -> UsageError:
-    if state.is_terminal():
-        return UsageError(f"move {number} ({move!r}) comes after the end of the game")
-    try:
-        read_move(state, move)
-        reason = "is not legal here."  # not reached: play_moves read no legal move in it
-    except MoveError as e:
-        reason = e.reason
-    return UsageError(f"move {number} ({move!r}) {reason} {legal_moves_text(state)}")
+def _illegal_move(state: Any, number: int, words: list[str]) -> UsageError:
+    """Move `number`, the first of `words` that play_moves could not read: named as the longest
+    run of words that names an action of the game (with the game's reason it is not legal now),
+    else as all the words."""
+    errors = []
+    for length in [len(words), *range(min(len(words), _MAX_MOVE_WORDS), 0, -1)]:
+        try:
+            read_move(state, " ".join(words[:length]))
+        except MoveError as e:
+            errors.append((" ".join(words[:length]), e))
+    move, error = next(((m, e) for m, e in errors if e.named), errors[0])
+    listed = "" if state.is_terminal() else f" {legal_moves_text(state)}"
+    return UsageError(f"move {number} ({move!r}) {error.reason}{listed}")
 
 
 def _read_state(path: str) -> Any:

@@ -125,7 +125,7 @@ def cards_in_play(state: Any) -> str:
             parts.append(f"Display {slot}: {describe_card(card)}")
     for p, player in enumerate(d["players"]):
         for held in player["cards"]:
-            cubes = len(_card(held["id"])[1].get("points", [0]))  # a spirit has one cube
+            cubes = _cubes_needed(held["id"])
             if held["cubes_placed"] < cubes:
                 parts.append(f"Player {p} holds ({held['cubes_placed']} of {cubes} cubes placed): "
                              f"{describe_card(held['id'])}")
@@ -134,13 +134,19 @@ def cards_in_play(state: Any) -> str:
     return "\n\n".join(parts) if parts else "No cards in play."
 
 
-_COLOUR_LETTERS = {"b": "blue", "s": "gray", "t": "brown", "g": "green", "y": "yellow", "r": "red"}
+_COLOUR_LETTERS = {"b": "blue", "s": "gray", "t": "brown", "g": "green", "y": "yellow", "r": "red"}  # the board's
 _MOST_UNFINISHED_CARDS = 4  # a spirit kept and not finished counts too (docs point 12)
+
+
+def _cubes_needed(card: int) -> int:
+    """The cubes that finish `card` (a spirit has one)."""
+    return len(_card(card)[1].get("points", [0]))
 
 
 def spell_move(state: Any, text: str) -> str:
     """A person's spelling of a move as the move's own string: a colour by the board's letter
-    ('place B 0,0'), a cell as 'COL ROW' or '(COL,ROW)' ('place blue 0 0', 'cube bee (2,1)')."""
+    ('place B 0,0'), a cell as 'COL ROW' or '(COL,ROW)' ('place blue 0 0', 'cube bee (2,1)').
+    Only for text that is no move string as it stands (`meeple play` tries that first)."""
     words = text.lower().replace("(", " ").replace(")", " ").replace(",", " ").split()
     if len(words) >= 3 and words[-1].isdigit() and words[-2].isdigit():
         words[-2:] = [f"{words[-2]},{words[-1]}"]
@@ -152,41 +158,58 @@ def spell_move(state: Any, text: str) -> str:
 def why_illegal(state: Any, action: int) -> str | None:
     """Why the move `action` is not legal now, for a person (None: no simple reason)."""
     d = state.to_dict()
-    words = state.action_to_string(action).split()
+    kind, *args = state.action_to_string(action).split()
     me = d["players"][d["current_player"]]
     hand = ", ".join(d["hand"]) or "empty"
+    solo = len(d["players"]) == 1
     if me["spirit_options"]:
         return "first keep one of the two spirit cards dealt to you ('spirit 0' or 'spirit 1'; 'cards' shows them)"
-    if words[0] == "end":
+    if kind in ("place", "cube") and args[1].startswith("#"):  # 'place blue #23 (off the board)'
+        return f"cell {args[1]} is off your board (side {state.game.parameters()['side']})"
+    if kind in ("take", "card", "discard"):  # solo has 3 central spaces and display slots, not 5
+        places = d["central"] if kind == "take" else d["display"]
+        if int(args[0]) >= len(places):
+            return f"there are {'central spaces' if kind == 'take' else 'display slots'} 0..{len(places) - 1} only"
+    if kind == "discard" and not solo:
+        return "discarding a display card is for the solo game"
+    if kind in ("end", "discard"):
+        if kind == "discard" and d["took_card"]:
+            return "you took a card this turn: 'end' ends it"
         if not d["took_tokens"]:
             return "take tokens from a central space first ('take S')"
         if d["hand"]:
             return f"place the tokens in your hand first (hand: {hand})"
-    elif words[0] == "take":
+        if kind == "discard" and d["display"][int(args[0])] is None:
+            return f"display slot {args[0]} is empty"
+    elif kind == "take":
         if d["took_tokens"]:
             return "you took tokens this turn already"
-        if not d["central"][int(words[1])]:
-            return f"central space {words[1]} is empty"
-    elif words[0] == "place":
+        if not d["central"][int(args[0])]:
+            return f"central space {args[0]} is empty"
+    elif kind == "place":
+        colour, cell = args
         if not d["took_tokens"]:
             return "take tokens from a central space first ('take S')"
-        if words[1] not in d["hand"]:
-            return f"no {words[1]} token in your hand (hand: {hand})"
-        stack = me["board"].get(words[2])
-        if stack is None:
-            return f"your board has no cell {words[2]}"
-        if stack:
-            return f"a {words[1]} token cannot go on {'-'.join(stack)} (stacking: docs/rules/harmonies.md)"
-    elif words[0] == "card":
+        if colour not in d["hand"]:
+            return f"no {colour} token in your hand (hand: {hand})"
+        if cell not in me["board"]:
+            return f"your board has no cell {cell}"
+        if cell in me["cubes"]:
+            return f"{cell} holds a cube: nothing more goes on it"
+        if me["board"][cell]:  # what else a stack refuses is the stacking table's
+            return f"a {colour} token cannot go on {'-'.join(me['board'][cell])} (stacking: docs/rules/harmonies.md)"
+    elif kind == "card":
         if d["took_card"]:
             return "you took a card this turn already"
-        if d["display"][int(words[1])] is None:
-            return f"display slot {words[1]} is empty"
-        unfinished = sum(held["cubes_placed"] < len(_card(held["id"])[1].get("points", [0])) for held in me["cards"])
+        if d["display"][int(args[0])] is None:
+            return f"display slot {args[0]} is empty"
+        unfinished = sum(held["cubes_placed"] < _cubes_needed(held["id"]) for held in me["cards"])
         if unfinished >= _MOST_UNFINISHED_CARDS:
             return f"you hold {unfinished} unfinished cards, the most allowed"
-    elif words[0] == "cube":
-        return f"the {words[1]} pattern does not fit there, or you hold no such unfinished card"
+    elif kind == "cube":
+        if args[1] in me["cubes"]:
+            return f"{args[1]} holds a cube already"
+        return f"the {args[0]} pattern does not fit there, or you hold no such unfinished card"
     return None
 
 
