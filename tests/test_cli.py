@@ -539,6 +539,9 @@ def test_render_json(capsys, tmp_path, monkeypatch):
     child.apply_action(int(child.legal_actions()[0]))
     moves = ["--moves", str(int(state.legal_actions()[0]))]
     assert run(capsys, "render", "--json", str(path), *moves)[1] == str(child) + "\n"
+    assert run(capsys, "render", "--json", str(path), "--legal")[1] == f"{state}\n{cli.legal_moves_text(state)}\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert "meeple render: error: standard input is not one JSON document" in run(capsys, "render", "--json", "-")[2]
 
 
 def test_render_record(capsys, tmp_path):

@@ -177,6 +177,7 @@ def _build_parser() -> argparse.ArgumentParser:
     render.add_argument("--moves", action="append", default=[],
                         help='moves to play, as strings or action numbers: "3cw 5ccw", "take 0 place red 4,0"; '
                              'moves may also be separated by ";"; a second --moves goes on from the first')
+    render.add_argument("--legal", action="store_true", help="list the legal moves after the board")
     return parser
 
 
@@ -890,6 +891,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
     for moves in args.moves:
         play_moves(state, moves)
     print(state)
+    if args.legal and not state.is_terminal():
+        print(legal_moves_text(state))
     return 0
 
 
@@ -943,6 +946,7 @@ def _illegal_move(state: Any, number: int, words: list[str]) -> UsageError:
 
 def _read_state(path: str) -> Any:
     """The state of a state document, or the final state of a record document, in `path`."""
+    source = "standard input" if path == "-" else path  # as messages name it
     try:
         if path == "-":
             text = sys.stdin.read()
@@ -950,25 +954,25 @@ def _read_state(path: str) -> Any:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
     except OSError as e:
-        raise UsageError(f"cannot read {path}: {e.strerror}") from None
+        raise UsageError(f"cannot read {source}: {e.strerror}") from None
     except UnicodeDecodeError as e:
-        raise UsageError(f"{path} is not UTF-8 text: {e}") from None
+        raise UsageError(f"{source} is not UTF-8 text: {e}") from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         hint = " (a .jsonl file: pass one line, e.g. `sed -n 3p FILE | meeple render --json -`)" \
             if e.msg == "Extra data" else ""
-        raise UsageError(f"{path} is not one JSON document: {e}{hint}") from None
+        raise UsageError(f"{source} is not one JSON document: {e}{hint}") from None
     except RecursionError:
-        raise UsageError(f"{path}: the JSON document is nested too deeply") from None
+        raise UsageError(f"{source}: the JSON document is nested too deeply") from None
     except ValueError as e:  # e.g. an integer of more digits than Python converts
-        raise UsageError(f"{path}: {e}") from None
+        raise UsageError(f"{source}: {e}") from None
     try:
         if isinstance(doc, dict) and doc.get("schema") == RECORD_SCHEMA:
             return Record.from_document(doc).replay()
         return state_from_document(doc)
     except (ValueError, TypeError) as e:
-        raise UsageError(f"{path}: {e}") from None
+        raise UsageError(f"{source}: {e}") from None
 
 
 def _check_same_game(state: Any, game_text: str | None, items: list[str]) -> None:
