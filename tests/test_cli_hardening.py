@@ -403,9 +403,10 @@ def test_sigterm_stops_the_workers_and_leaves_the_file_resumable(tmp_path):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)  # do not leave them running if the test fails
     assert process.returncode == 143 and not leftover, (process.returncode, leftover, err)
-    assert err.strip().splitlines()[-1] == "terminated" and "Traceback" not in err
     written = out.read_bytes()
     count = written.count(b"\n")
+    assert err.strip().splitlines()[-1] == (f"terminated; {count} of 100000 games are in {out}: run the same "
+                                            f"command again to resume") and "Traceback" not in err
     assert written.endswith(b"\n") and count >= 1
     match = Match(meeple.load("abacuachego"), ("mcts:30", "random"))
     assert selfplay.read_existing(out, match).count == count

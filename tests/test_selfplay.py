@@ -208,7 +208,84 @@ def test_resume_after_an_interrupted_write(capsys, tmp_path, reference_file, cut
     kept = full[:size].count(b"\n")
     if kept:
         assert f"({kept} games were already in {path}, {12 - kept} played now)" in out
-    assert ("dropped a truncated last line" in out) == (cut in ("mid_line", "first_line"))
+    assert ("bytes after the last whole game" in out) == (cut in ("mid_line", "first_line"))
+
+
+@pytest.mark.parametrize("junk", [b"\n", b"\n \n\t\n", b"\x00" * 100, b'{"schema": "meeple-re' + b"\x00" * 50,
+                                  b"\n\x00\x00"])
+def test_resume_drops_blank_lines_and_nuls_after_the_last_game(capsys, tmp_path, reference_file, junk):
+    """What a crash or an `echo >> FILE` leaves after the last record is dropped, not refused."""
+    full = reference_file.read_bytes()
+    kept = b"".join(full.splitlines(keepends=True)[:6])
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(kept + junk)
+    code, out, err = run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)
+    assert code == 0, err
+    assert path.read_bytes() == full
+    assert f"dropped {len(junk)} bytes after the last whole game" in out
+
+
+def test_resume_refusal_says_how_to_keep_the_games_before_a_damaged_line(capsys, tmp_path, reference_file):
+    lines = reference_file.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "games.jsonl"
+    for damage in (b"{not json\n", b"\n"):  # a line of junk, or a blank line followed by more
+        path.write_bytes(b"".join(lines[:2]) + damage + lines[3])
+        code, _, err = run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)
+        assert code == 2 and ("line 3 is not a JSON record" in err or "line 4 follows a blank line" in err), err
+        assert f"its first 2 lines are games of this command: to keep them, resume into a copy of them (head -n 2 " \
+               f"{path} > NEW.jsonl), or use another --out" in " ".join(err.split())
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="flock")
+def test_a_second_run_into_the_same_file_is_refused(capsys, tmp_path, reference_file):
+    import fcntl
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(reference_file.read_bytes()[:100])
+    with open(path, "rb") as held:  # as a first run holds it while it writes
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        code, _, err = run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)
+    assert code == 2 and "is being written by another selfplay run" in " ".join(err.split())
+    assert path.read_bytes() == reference_file.read_bytes()[:100]
+    assert run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)[0] == 0  # free again
+    assert path.read_bytes() == reference_file.read_bytes()
+
+
+def test_a_full_disk_ends_the_run_with_a_message_and_a_resumable_file(capsys, tmp_path, reference_file, monkeypatch):
+    """Writes fail after 3 games' worth of bytes (one cut short): exit 1 with a message, the file
+    holds the whole games only, and a rerun with room completes it."""
+    room = len(b"".join(reference_file.read_bytes().splitlines(keepends=True)[:3])) + 50
+    real_fdopen = os.fdopen
+
+    class FullDisk:
+        def __init__(self, file):
+            self.file = file
+
+        def write(self, data):
+            if self.file.tell() + len(data) > room:
+                if self.file.tell() < room:
+                    self.file.write(bytes(data)[:room - self.file.tell()])
+                raise OSError(28, "No space left on device")
+            return self.file.write(data)
+
+        def __getattr__(self, name):
+            return getattr(self.file, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.file.close()
+
+    monkeypatch.setattr(selfplay.os, "fdopen", lambda *a, **k: FullDisk(real_fdopen(*a, **k)))
+    path = tmp_path / "games.jsonl"
+    code, _, err = run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)
+    assert code == 1 and "Traceback" not in err
+    assert f"cannot write {path}: No space left on device; its 3 games are kept: make room and run the same " \
+           f"command again to resume" in " ".join(err.split())
+    assert path.read_bytes() == b"".join(reference_file.read_bytes().splitlines(keepends=True)[:3])
+    monkeypatch.setattr(selfplay.os, "fdopen", real_fdopen)
+    assert run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)[0] == 0
+    assert path.read_bytes() == reference_file.read_bytes()
 
 
 def test_resume_after_an_interrupted_run(tmp_path, reference_file):
@@ -284,6 +361,11 @@ def test_policies_from_the_command_line(capsys, tmp_path):
     records = [Record.from_json(line) for line in path.read_text().splitlines()]
     mcts_moves = sum(state.current_player() == 0 for r in records for state, _ in zip(r.states(), r.actions))
     assert len(data["actions"]) == mcts_moves > 0 and (data["players"] == 0).all()
+    whole = path.read_bytes()
+    path.write_bytes(whole + b"\n\n" + whole[:len(whole) // 5])  # blank lines, then a run still writing
+    with pytest.warns(UserWarning, match="line 6: a last line without its newline"):
+        cut = selfplay.training_examples(str(path))
+    assert all(np.array_equal(cut[key], data[key]) for key in data)
     code, _, err = run(capsys, *MCTS_ARGS, "--games", "2", "--policies")
     assert code == 2 and "--policies records the searches in the output: give --out FILE.jsonl" in err
 
@@ -514,7 +596,7 @@ def test_resume_checks_a_whole_last_record_that_lost_its_newline(capsys, tmp_pat
     path.write_bytes(b"".join(lines[:3]).rstrip(b"\n"))  # game 2 of this command lost its newline
     code, out, err = run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)
     assert code == 0 and path.read_bytes() == reference_file.read_bytes()
-    assert f"dropped a truncated last line ({len(lines[2]) - 1} bytes)" in out + err
+    assert f"dropped {len(lines[2]) - 1} bytes after the last whole game" in out + err
 
 
 def test_resume_drops_a_cut_last_line_too_deep_for_json(capsys, tmp_path, reference_file):
@@ -525,7 +607,7 @@ def test_resume_drops_a_cut_last_line_too_deep_for_json(capsys, tmp_path, refere
     path.write_bytes(b"".join(lines[:2]) + lines[2][:40] + b"[" * 100_000)
     code, out, err = run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)
     assert code == 0 and path.read_bytes() == reference_file.read_bytes()
-    assert "dropped a truncated last line" in out + err
+    assert "bytes after the last whole game" in out + err
 
 
 def test_timing_needs_out(capsys):

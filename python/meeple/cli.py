@@ -48,7 +48,7 @@ PLAYER_NAMES: dict[str, tuple[str, ...]] = {
 
 BOT_SPECS = """bot specs: random
   | mcts   (1000 simulations a move)
-  | mcts:ITERATIONS[:c=C][:threads=T][:reuse_tree=1]
+  | mcts:ITERATIONS[:c=C][:threads=T][:reuse_tree=1]   (ITERATIONS simulations on each thread)
          [:evaluator=module.path:function[:batch=B][:dirichlet_alpha=A[:dirichlet_fraction=F]]]
   | module.path:ClassName
   An evaluator (state -> (priors, values)) makes the search PUCT, AlphaZero style (meeple.bots.MCTS);
@@ -93,12 +93,10 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 0 if e.code is None else 1
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        return 130
-    except Terminated:
-        print("\nterminated", file=sys.stderr)
-        return 143
+    except (KeyboardInterrupt, Terminated) as e:  # notes: what was kept, and how to go on
+        what = "interrupted" if isinstance(e, KeyboardInterrupt) else "terminated"
+        print("\n" + "; ".join([what, *getattr(e, "__notes__", [])]), file=sys.stderr)
+        return 130 if isinstance(e, KeyboardInterrupt) else 143
     except BrokenPipeError:  # e.g. `meeple selfplay ... --out - | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
@@ -687,12 +685,27 @@ def _bot_selfplay(game: Any, specs: list[str], args: argparse.Namespace) -> str:
             raise UsageError(f"cannot write {out}: {e.strerror}") from None
     match = Match(game, tuple(specs), args.seed, rotate_seats=args.rotate_seats, policies=args.policies)
     start = time.perf_counter()
+    bars: list[Progress] = []
+
+    def progress(total: int, done: int) -> Any:
+        if out is sys.stdout and sys.stdout.isatty():  # records on the screen: a bar would garble them
+            return selfplay._NoProgress()
+        bars.append(Progress(total, initial=done))
+        return bars[-1]
+
     try:
         with _sigterm_stops():
             result = selfplay.run(match, args.games, out, workers=args.workers or 1, ray=args.ray,
-                                  timing=args.timing, progress=lambda total, done: Progress(total, initial=done))
+                                  timing=args.timing, progress=progress)
     except (selfplay.ResumeError, selfplay.RayUnavailable) as e:
         raise UsageError(str(e)) from None
+    except selfplay.OutputError as e:
+        raise CommandError(str(e)) from None
+    except (KeyboardInterrupt, Terminated) as e:
+        if isinstance(out, str) and bars:  # games 0 .. done-1 are in the file, in order
+            note = f"{bars[0].count} of {args.games} games are in {out}: run the same command again to resume"
+            e.__notes__ = [*getattr(e, "__notes__", []), note]  # as add_note does (Python 3.11+)
+        raise
     except selfplay.WorkerDied as e:
         kept = ("; the games written so far are kept: run the same command again to resume"
                 if isinstance(out, str) else "")
@@ -705,7 +718,8 @@ def _bot_selfplay(game: Any, specs: list[str], args: argparse.Namespace) -> str:
         notes.append(f"{args.out} holds {result.beyond} more games, after game {args.games - 1}; "
                      f"they are not in this summary (--games {args.games + result.beyond} covers them)")
     if result.dropped:
-        notes.append(f"dropped a truncated last line ({result.dropped} bytes) of {args.out}")
+        notes.append(f"dropped {result.dropped} bytes after the last whole game in {args.out} (a line cut short, "
+                     f"or blank lines)")
     return selfplay_summary(game, specs, result.returns, result.lengths, wall, played=result.played,
                             played_plies=result.played_plies, notes=notes,
                             seats=result.seats if args.rotate_seats else None)

@@ -20,8 +20,11 @@ workers, with or without Ray, interrupted and resumed or not.
 
 Resuming: given an existing file, `selfplay` reads the games already in it, checks that they come
 from the same game, parameters, bots and seed (else `ResumeError`), drops a truncated last line
-(a write cut short) and plays only the missing indices, appending. A file that holds more games
-than asked for is left as it is; the summary covers the games asked for.
+(a write cut short) and blank lines or NUL bytes after the last game (what a crash may leave), and
+plays only the missing indices, appending. A file that holds more games than asked for is left as
+it is; the summary covers the games asked for. A run holds an exclusive lock on its file (flock,
+where the system has it): a second run into the same file is refused while the first writes. A
+write that fails (a full disk) raises `OutputError`, the games before it kept whole.
 
 >>> import io, meeple
 >>> from meeple.bots import Match
@@ -36,6 +39,7 @@ and imported only when asked for.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import json
 import math
@@ -46,6 +50,7 @@ import signal
 import stat
 import threading
 import time
+import warnings
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -60,7 +65,7 @@ from . import _arguments
 from .bots import Match, WorkerDied, derive_seed, main_guard_hint, results_in_order, visit_shares
 from .serialization import RECORD_SCHEMA, Record
 
-__all__ = ["Game", "Summary", "Existing", "ResumeError", "RayUnavailable", "WorkerDied", "run", "play",
+__all__ = ["Game", "Summary", "Existing", "ResumeError", "OutputError", "RayUnavailable", "WorkerDied", "run", "play",
            "read_existing", "chunk_size", "training_examples"]
 
 RAY_HINT = 'pip install "meeple[ray]" (from a source checkout: pip install ".[ray]")'
@@ -313,7 +318,9 @@ def training_examples(records: str | os.PathLike | Iterable[Record]) -> dict[str
     - ``players``: int32 (rows,), the mover; ``actions``: int32 (rows,), the move played.
 
     ValueError if there are no records, if they are not all of one game and parameters, if a
-    record has no policies, or if its policies do not fit its actions.
+    record has no policies, or if its policies do not fit its actions. From a path, a last line
+    without its newline (a run still writing, or cut short) is left out with a warning, and blank
+    lines are skipped, as resuming does.
 
     >>> import io, meeple
     >>> from meeple.bots import Match
@@ -329,7 +336,11 @@ def training_examples(records: str | os.PathLike | Iterable[Record]) -> dict[str
         read = []
         with open(records, encoding="utf-8") as f:
             for number, line in enumerate(f, 1):
-                if line.strip():
+                if not line.endswith("\n"):  # a run still writing, or interrupted: as resuming does
+                    warnings.warn(f"{records}, line {number}: a last line without its newline (a write cut "
+                                  f"short) is left out", stacklevel=2)
+                    break
+                if line.strip("\n\r\t \x00"):
                     try:
                         read.append(Record.from_json(line))
                     except ValueError as e:
@@ -431,66 +442,106 @@ def read_existing(path: str | os.PathLike, match: Match, timing: bool | None = N
     Raises `ResumeError` if a line is not a record of `match` (another game, parameters, bots or
     seed; with `timing` True or False, also if its games were timed otherwise), or if the games
     are not numbered 0, 1, 2, ... A last line without its newline (a write cut short) is not
-    counted, but is checked too if it is a whole record (one that only lost its newline);
-    `Existing.end` is where the complete lines end.
+    counted, but is checked too if it is a whole record (one that only lost its newline); blank
+    lines and NUL bytes after the last record (what a crash may leave) are not counted either;
+    `Existing.end` is where the records end. The file is read line by line (millions of games
+    are not held in memory).
     """
     path = Path(path)
     if not path.exists():
         return Existing()
-    if not stat.S_ISREG(path.stat().st_mode):  # reading a pipe or a device would hang or never end
+    _check_regular(path, path.stat().st_mode)
+    with open(path, "rb") as file:
+        return _read_records(file, path, match, timing)
+
+
+def _check_regular(path: Path, mode: int) -> None:
+    if not stat.S_ISREG(mode):  # reading a pipe or a device would hang or never end
         raise ResumeError(f"{path} is not a regular file: the output of selfplay must be one (it is "
                           f"resumed); write to a stream instead")
-    data = path.read_bytes()
-    end = data.rfind(b"\n") + 1
-    tail = data[end:]
-    if tail and not _LINE_START.encode().startswith(tail[:len(_LINE_START)]):
-        raise ResumeError(f"{path} does not look like a meeple selfplay file (its last line is not "
-                          f"a record); use another --out")
-    existing = Existing(end=end, dropped=len(tail))
-    game = match.game
-    lines = data[:end].split(b"\n")[:-1]
-    if tail:
-        try:  # a whole record whose newline was cut off: checked like the others before it is dropped
-            json.loads(tail)
-            lines.append(tail)
-        except (ValueError, RecursionError):  # also too long an int, too deep a nesting
-            pass
-    for number, raw in enumerate(lines, 1):
-        where = f"{path}, line {number}"
-        try:
-            doc = json.loads(raw)
-        except (ValueError, RecursionError) as e:  # JSON and UTF-8 errors are ValueErrors too
-            raise ResumeError(f"{where} is not a JSON record ({e}); not a meeple selfplay file?") from None
-        if not isinstance(doc, dict) or doc.get("schema") != RECORD_SCHEMA:
-            raise ResumeError(f"{where} is not a meeple game record; not a meeple selfplay file?")
-        meta: dict = doc["meta"] if isinstance(doc.get("meta"), dict) else {}
-        index = existing.count
-        differences = _differences(doc, meta, match, index)
-        if timing is not None and ("seconds" in meta) != timing:
-            differences.append(f"games {'timed' if 'seconds' in meta else 'not timed'} (this command: "
-                               f"{'timed' if timing else 'not timed'}, --timing)")
-        if differences:
-            raise ResumeError(f"{path} holds games of another command: {'; '.join(differences)} at line "
-                              f"{number}; resume with the same game, parameters, bots, seat rotation and "
-                              f"seed, or use another --out")
-        if type(meta.get("index")) is not int or meta["index"] != index:
-            raise ResumeError(f"{where} is game {meta.get('index')!r}, expected game {index}: "
-                              f"the file's games must be numbered 0, 1, 2, ... in order")
-        if doc.get("seed") != derive_seed(match.seed, index):
-            raise ResumeError(f"{where}: game {index} was not seeded from --seed {match.seed}; "
-                              f"resume with the seed that wrote the file, or use another --out")
-        returns, actions = doc.get("returns"), doc.get("actions")
-        if (not isinstance(returns, list) or len(returns) != game.num_players() or not isinstance(actions, list)
-                or any(isinstance(r, bool) or not isinstance(r, (int, float)) or not math.isfinite(r) for r in returns)
-                or any(isinstance(a, bool) or not isinstance(a, int) for a in actions)):
-            raise ResumeError(f"{where}: game {index} has no finite returns (one per player) or no list of "
-                              f"actions; not a finished game of this command")
-        if raw is tail:  # a match, replayed as it was (the same game from the same seeds)
+
+
+_JUNK = b" \t\r\n\x00"  # blank lines and NULs after the last record: dropped on resume
+
+
+def _read_records(file: IO[bytes], path: Path, match: Match, timing: bool | None) -> Existing:
+    """`read_existing` of the open `file`."""
+    existing = Existing()
+    offset, junk_from = 0, None  # junk_from: where a run of blank lines began
+    for number, raw in enumerate(file, 1):
+        if not raw.strip(_JUNK):
+            junk_from = offset if junk_from is None else junk_from
+            offset += len(raw)
+            continue
+        if junk_from is not None:
+            raise ResumeError(f"{path}, line {number} follows a blank line; not a meeple selfplay file?"
+                              f"{_keep_hint(path, existing)}")
+        if not raw.endswith(b"\n"):  # the last line, cut short by a write that was interrupted
+            tail = raw.rstrip(_JUNK)
+            if not _LINE_START.encode().startswith(tail[:len(_LINE_START)]):
+                raise ResumeError(f"{path} does not look like a meeple selfplay file (its last line is not "
+                                  f"a record){_keep_hint(path, existing)}")
+            try:  # a whole record whose newline was cut off: checked like the others, then dropped
+                json.loads(tail)
+            except (ValueError, RecursionError):  # also too long an int, too deep a nesting
+                break
+            _check_record(tail, number, path, match, timing, existing)
             break
-        existing.returns.append([float(r) for r in returns])
-        existing.lengths.append(len(actions))
+        returns, plies = _check_record(raw, number, path, match, timing, existing)
+        existing.returns.append(returns)
+        existing.lengths.append(plies)
         existing.count += 1
+        offset += len(raw)
+    else:  # no line cut short: what follows the last record, if anything, is blank
+        offset = junk_from if junk_from is not None else offset
+    existing.end = offset
+    existing.dropped = file.seek(0, os.SEEK_END) - offset
     return existing
+
+
+def _keep_hint(path: Path, existing: Existing) -> str:
+    """How to keep the games before a damaged line: a new file of them, resumed instead."""
+    if not existing.count:
+        return "; use another --out"
+    return (f"; its first {existing.count} lines are games of this command: to keep them, resume into a copy "
+            f"of them (head -n {existing.count} {path} > NEW.jsonl), or use another --out")
+
+
+def _check_record(raw: bytes, number: int, path: Path, match: Match, timing: bool | None,
+                  existing: Existing) -> tuple[list[float], int]:
+    """The returns and length of the record `raw` on line `number`, which must be game
+    `existing.count` of `match`; ResumeError if it is not."""
+    game, index, where = match.game, existing.count, f"{path}, line {number}"
+    try:
+        doc = json.loads(raw)
+    except (ValueError, RecursionError) as e:  # JSON and UTF-8 errors are ValueErrors too
+        raise ResumeError(f"{where} is not a JSON record ({e}); not a meeple selfplay file?"
+                          f"{_keep_hint(path, existing)}") from None
+    if not isinstance(doc, dict) or doc.get("schema") != RECORD_SCHEMA:
+        raise ResumeError(f"{where} is not a meeple game record; not a meeple selfplay file?"
+                          f"{_keep_hint(path, existing)}")
+    meta: dict = doc["meta"] if isinstance(doc.get("meta"), dict) else {}
+    differences = _differences(doc, meta, match, index)
+    if timing is not None and ("seconds" in meta) != timing:
+        differences.append(f"games {'timed' if 'seconds' in meta else 'not timed'} (this command: "
+                           f"{'timed' if timing else 'not timed'}, --timing)")
+    if differences:
+        raise ResumeError(f"{path} holds games of another command: {'; '.join(differences)} at line "
+                          f"{number}; resume with the same game, parameters, bots, seat rotation and "
+                          f"seed, or use another --out")
+    if type(meta.get("index")) is not int or meta["index"] != index:
+        raise ResumeError(f"{where} is game {meta.get('index')!r}, expected game {index}: "
+                          f"the file's games must be numbered 0, 1, 2, ... in order")
+    if doc.get("seed") != derive_seed(match.seed, index):
+        raise ResumeError(f"{where}: game {index} was not seeded from --seed {match.seed}; "
+                          f"resume with the seed that wrote the file, or use another --out")
+    returns, actions = doc.get("returns"), doc.get("actions")
+    if (not isinstance(returns, list) or len(returns) != game.num_players() or not isinstance(actions, list)
+            or any(isinstance(r, bool) or not isinstance(r, (int, float)) or not math.isfinite(r) for r in returns)
+            or any(isinstance(a, bool) or not isinstance(a, int) for a in actions)):
+        raise ResumeError(f"{where}: game {index} has no finite returns (one per player) or no list of "
+                          f"actions; not a finished game of this command")
+    return [float(r) for r in returns], len(actions)
 
 
 def run(match: Match, games: int, out: str | os.PathLike | IO[str] | None = None, workers: int = 1,
@@ -504,22 +555,20 @@ def run(match: Match, games: int, out: str | os.PathLike | IO[str] | None = None
     Returns the `Summary` of games 0 .. `games`-1: those read back and those played.
     """
     games = _arguments.int_in_range("games", games, 0, 2**63 - 1)
-    existing = Existing()
-    if isinstance(out, (str, os.PathLike)):
-        existing = read_existing(out, match, timing)
-    returns = list(existing.returns[:games])
-    lengths = list(existing.lengths[:games])
-    todo = range(len(lengths), games)
     played_plies = 0
     bar_factory = progress or (lambda total, done: _NoProgress())
-    with _writer(out, existing) as write, bar_factory(games, len(lengths)) as bar, \
-            contextlib.closing(play(match, todo, workers, ray, timing, chunk)) as finished:
-        for game in finished:  # closing: an exception here stops the workers at once
-            write(game.line)
-            returns.append(list(game.returns))
-            lengths.append(game.plies)
-            played_plies += game.plies
-            bar.advance()
+    with _output(out, match, timing) as (existing, write):
+        returns = list(existing.returns[:games])
+        lengths = list(existing.lengths[:games])
+        todo = range(len(lengths), games)
+        with bar_factory(games, len(lengths)) as bar, \
+                contextlib.closing(play(match, todo, workers, ray, timing, chunk)) as finished:
+            for game in finished:  # closing: an exception here stops the workers at once
+                write(game.line)
+                returns.append(list(game.returns))
+                lengths.append(game.plies)
+                played_plies += game.plies
+                bar.advance()
     players = match.game.num_players()
     seats = np.array([match.seat_of_bot(i) for i in range(len(lengths))], dtype=np.int64).reshape(-1, players)
     return Summary(np.array(returns, dtype=float).reshape(-1, players), np.array(lengths, dtype=np.int64),
@@ -538,39 +587,64 @@ class _NoProgress:
         pass
 
 
-class _writer:
-    """A context manager giving ``write(line)``: appends one line to the output and flushes it."""
+class OutputError(OSError):
+    """The output file could not be written (a full disk); the games before are kept in it."""
 
-    def __init__(self, out: str | os.PathLike | IO[str] | None, existing: Existing):
-        self.out, self.existing = out, existing
-        self.file: Any = None
 
-    def __enter__(self) -> Callable[[str], None]:
-        if self.out is None:
-            return lambda line: None
-        if isinstance(self.out, (str, os.PathLike)):
-            path = Path(self.out)
-            if path.exists():
-                self.file = open(path, "r+b")
-                self.file.truncate(self.existing.end)  # drops a truncated last line
-                self.file.seek(self.existing.end)
-            else:
-                self.file = open(path, "wb")
-            return self._write_bytes
-        self.file = None
-        return self._write_text
+@contextlib.contextmanager
+def _output(out: str | os.PathLike | IO[str] | None, match: Match,
+            timing: bool) -> Generator[tuple[Existing, Callable[[str], None]], None, None]:
+    """The games already in `out` and ``write(line)``, which appends a line and flushes it. A
+    path is held with an exclusive lock while the run writes it: a second run into the same file
+    is refused (ResumeError), not interleaved with the first."""
+    if out is None:
+        yield Existing(), lambda line: None
+        return
+    if not isinstance(out, (str, os.PathLike)):
+        def write_text(line: str) -> None:
+            out.write(line + "\n")  # type: ignore[union-attr]
+            out.flush()  # type: ignore[union-attr]
+        yield Existing(), write_text
+        return
+    path = Path(out)
+    if path.exists():
+        _check_regular(path, path.stat().st_mode)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    with os.fdopen(fd, "r+b", buffering=0) as file:  # unbuffered: a failed write leaves no buffer behind
+        _lock(file, path)
+        with open(path, "rb") as reader:
+            existing = _read_records(reader, path, match, timing)
+        file.truncate(existing.end)  # drops a line cut short, or blank lines after the last record
+        file.seek(existing.end)
+        written = [existing.count, existing.end]  # records in the file, and where they end
 
-    def _write_bytes(self, line: str) -> None:
-        self.file.write(line.encode("utf-8") + b"\n")
-        self.file.flush()
+        def write_bytes(line: str) -> None:
+            data = memoryview(line.encode("utf-8") + b"\n")
+            try:
+                while data:
+                    count = file.write(data)
+                    if not count:  # a device that takes nothing: as full
+                        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                    data = data[count:]
+            except OSError as e:
+                with contextlib.suppress(OSError):
+                    file.truncate(written[1])
+                raise OutputError(e.errno, f"cannot write {path}: {e.strerror}; its {written[0]} games are kept: "
+                                  f"make room and run the same command again to resume") from None
+            written[0] += 1
+            written[1] = file.tell()
+        yield existing, write_bytes
 
-    def _write_text(self, line: str) -> None:
-        self.out.write(line + "\n")  # type: ignore[union-attr]
-        self.out.flush()  # type: ignore[union-attr]
 
-    def __exit__(self, *exc: Any) -> None:
-        if self.file is not None:
-            self.file.close()
-        elif self.out is not None:
-            self.out.flush()  # type: ignore[union-attr]
-
+def _lock(file: IO[bytes], path: Path) -> None:
+    """An exclusive lock on `file` (where the system has flock), or ResumeError if another process
+    holds it."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks here
+        return
+    try:
+        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise ResumeError(f"{path} is being written by another selfplay run (it holds a lock on the file): "
+                          f"wait for it to end, or use another --out") from None
