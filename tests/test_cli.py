@@ -372,7 +372,7 @@ def summary_numbers(text: str) -> tuple[list[int], int, int]:
     wins or draws: every game counts as a "draw" here, so wins + draws == games holds."""
     wins = [int(w) for w in re.findall(r"seat \d+ \[.*\]: (\d+) wins", text)]
     games = int(re.search(r": (\d+) games\b", text).group(1))
-    draws_line = re.search(r"draws: (\d+)", text)
+    draws_line = re.search(r"draws\)?: (\d+)", text)
     draws = int(draws_line.group(1)) if draws_line else games - sum(wins)
     return wins, draws, games
 

@@ -138,7 +138,8 @@ def _build_parser() -> argparse.ArgumentParser:
                                "with --out for the same seed (both are the same on every run)")
     selfplay.add_argument("--rotate-seats", action="store_true",
                           help="move every bot one seat on after each game (two bots swap seats), so each "
-                               "plays every seat equally often; the summary is then per bot")
+                               "plays every seat equally often; the summary is then per bot. A cyclic shift: "
+                               "with 3 or 4 bots each keeps its neighbours (bot 1 always moves after bot 0)")
     selfplay.add_argument("--policies", action="store_true",
                           help="record each search's root visit counts (meta.policies of every record; needs "
                                "--out): training data, read with meeple.selfplay.training_examples(FILE)")
@@ -780,8 +781,9 @@ def selfplay_summary(game: Any, specs: list[str], returns: np.ndarray, lengths: 
         wins = "" if players == 1 else f"{seat_wins[seat + 1]} wins ({seat_wins[seat + 1] / n:.1%}), "
         label = "" if rotated else f" [{spec}]"
         lines.append(f"  seat {seat}{label}: {wins}mean return {returns[:, seat].mean():+.3f}")
-    if players > 1:
-        lines.append(f"  draws: {seat_wins[0]} ({seat_wins[0] / n:.1%})")
+    if players > 1:  # no single winner: for 3 or 4 players, a first place shared by some
+        label = "draws" if players == 2 else "shared first places (draws)"
+        lines.append(f"  {label}: {seat_wins[0]} ({seat_wins[0] / n:.1%})")
     plies = int(lengths.sum()) if played_plies is None else played_plies
     games = n if played is None else played
     lines.append(f"  game length: mean {lengths.mean():.1f}, min {lengths.min()}, max {lengths.max()}")
@@ -862,14 +864,17 @@ def _cmd_perft(args: argparse.Namespace) -> int:
 
 def _divide(game: Any, state: Any, depth: int) -> None:
     print(f"\ndivide, depth {depth}:")
-    total = 0
+    counts = []
     for action in state.legal_actions():
         child = state.clone()
         child.apply_action(action)
-        nodes = game.perft(child, depth - 1)
-        total += nodes
-        print(f"  {state.action_to_string(int(action)):>10} [{action}]  {nodes:,}")
-    print(f"  {'total':>10}  {total:,}")
+        counts.append((int(action), game.perft(child, depth - 1)))
+    total = sum(nodes for _, nodes in counts)
+    width = max(len(f"{state.action_to_string(a)} [{a}]") for a, _ in counts)  # the columns aligned
+    digits = len(f"{total:,}")
+    for action, nodes in counts:
+        print(f"  {f'{state.action_to_string(int(action))} [{action}]':>{width}}  {nodes:>{digits},}")
+    print(f"  {'total':>{width}}  {total:>{digits},}")
 
 
 # --- meeple bench ----------------------------------------------------------------------------
