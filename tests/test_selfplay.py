@@ -211,6 +211,27 @@ def test_resume_after_an_interrupted_write(capsys, tmp_path, reference_file, cut
     assert ("bytes after the last whole game" in out) == (cut in ("mid_line", "first_line"))
 
 
+@pytest.mark.parametrize("content, message", [
+    (b"\n\n", "holds blank lines and no record"), (b" \t\n", "holds blank lines and no record"),
+    (b"\x00" * 10, None),  # a crash's NULs before any game: nothing to keep, started afresh
+])
+def test_resume_without_any_game(capsys, tmp_path, reference_file, content, message):
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(content)
+    code, _, err = run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)
+    if message:
+        assert code == 2 and message in err and path.read_bytes() == content
+    else:
+        assert code == 0 and path.read_bytes() == reference_file.read_bytes()
+
+
+def test_resume_refuses_lines_ended_by_a_bare_carriage_return(capsys, tmp_path, reference_file):
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(reference_file.read_bytes().replace(b"\n", b"\r"))
+    code, _, err = run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)
+    assert code == 2 and "line 1 holds more than one record" in err
+
+
 @pytest.mark.parametrize("junk", [b"\n", b"\n \n\t\n", b"\x00" * 100, b'{"schema": "meeple-re' + b"\x00" * 50,
                                   b"\n\x00\x00"])
 def test_resume_drops_blank_lines_and_nuls_after_the_last_game(capsys, tmp_path, reference_file, junk):
@@ -280,8 +301,8 @@ def test_a_full_disk_ends_the_run_with_a_message_and_a_resumable_file(capsys, tm
     path = tmp_path / "games.jsonl"
     code, _, err = run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)
     assert code == 1 and "Traceback" not in err
-    assert f"cannot write {path}: No space left on device; its 3 games are kept: make room and run the same " \
-           f"command again to resume" in " ".join(err.split())
+    assert f"meeple selfplay: error: cannot write {path}: No space left on device; its 3 games are kept: make " \
+           f"room and run the same command again to resume" in " ".join(err.split())
     assert path.read_bytes() == b"".join(reference_file.read_bytes().splitlines(keepends=True)[:3])
     monkeypatch.setattr(selfplay.os, "fdopen", real_fdopen)
     assert run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)[0] == 0
@@ -308,8 +329,9 @@ def test_resume_after_an_interrupted_run(tmp_path, reference_file):
                 raise KeyboardInterrupt
 
     path = tmp_path / "games.jsonl"
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt) as interrupted:
         selfplay.run(match, 12, path, workers=2, chunk=1, progress=Interrupt)
+    assert interrupted.value.__notes__ == [f"5 games are in {path}: run the same command again to resume"]
     assert path.read_bytes() == b"".join(reference_file.read_bytes().splitlines(keepends=True)[:5])
     summary = selfplay.run(match, 12, path)
     assert (summary.resumed, summary.played, summary.games) == (5, 7, 12)
@@ -363,9 +385,11 @@ def test_policies_from_the_command_line(capsys, tmp_path):
     assert len(data["actions"]) == mcts_moves > 0 and (data["players"] == 0).all()
     whole = path.read_bytes()
     path.write_bytes(whole + b"\n\n" + whole[:len(whole) // 5])  # blank lines, then a run still writing
-    with pytest.warns(UserWarning, match="line 6: a last line without its newline"):
+    with pytest.warns(UserWarning, match="line 6: a last line cut short"):
         cut = selfplay.training_examples(str(path))
     assert all(np.array_equal(cut[key], data[key]) for key in data)
+    path.write_bytes(whole.rstrip(b"\n"))  # a whole last record without its newline is read
+    assert all(np.array_equal(v, data[key]) for key, v in selfplay.training_examples(str(path)).items())
     code, _, err = run(capsys, *MCTS_ARGS, "--games", "2", "--policies")
     assert code == 2 and "--policies records the searches in the output: give --out FILE.jsonl" in err
 

@@ -686,13 +686,11 @@ def _bot_selfplay(game: Any, specs: list[str], args: argparse.Namespace) -> str:
             raise UsageError(f"cannot write {out}: {e.strerror}") from None
     match = Match(game, tuple(specs), args.seed, rotate_seats=args.rotate_seats, policies=args.policies)
     start = time.perf_counter()
-    bars: list[Progress] = []
 
     def progress(total: int, done: int) -> Any:
         if out is sys.stdout and sys.stdout.isatty():  # records on the screen: a bar would garble them
             return selfplay._NoProgress()
-        bars.append(Progress(total, initial=done))
-        return bars[-1]
+        return Progress(total, initial=done)
 
     try:
         with _sigterm_stops():
@@ -702,11 +700,6 @@ def _bot_selfplay(game: Any, specs: list[str], args: argparse.Namespace) -> str:
         raise UsageError(str(e)) from None
     except selfplay.OutputError as e:
         raise CommandError(str(e)) from None
-    except (KeyboardInterrupt, Terminated) as e:
-        if isinstance(out, str) and bars:  # games 0 .. done-1 are in the file, in order
-            note = f"{bars[0].count} of {args.games} games are in {out}: run the same command again to resume"
-            e.__notes__ = [*getattr(e, "__notes__", []), note]  # as add_note does (Python 3.11+)
-        raise
     except selfplay.WorkerDied as e:
         kept = ("; the games written so far are kept: run the same command again to resume"
                 if isinstance(out, str) else "")

@@ -41,11 +41,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import io
 import json
 import math
 import multiprocessing
 import operator
 import os
+import shlex
 import signal
 import stat
 import threading
@@ -102,8 +104,8 @@ class Existing:
     count: int = 0
     returns: list = field(default_factory=list)
     lengths: list = field(default_factory=list)
-    end: int = 0          # byte offset just past the last complete line
-    dropped: int = 0      # bytes of a truncated last line, dropped on resume
+    end: int = 0          # byte offset just past the last record
+    dropped: int = 0      # bytes after it (a line cut short, blank lines, NULs), dropped on resume
 
 
 @dataclass
@@ -116,7 +118,7 @@ class Summary:
     resumed: int          # games read back from the file
     played: int           # games played by this run
     played_plies: int     # plies of the games played by this run
-    dropped: int = 0      # bytes of a truncated last line that were dropped
+    dropped: int = 0      # bytes after the last record that were dropped (a line cut short, blank lines)
     seats: np.ndarray | None = None  # (games, players): each game's seat of each bot (Match.seat_of_bot)
     beyond: int = 0       # games in the file after game N-1 (a longer run wrote it), left out
 
@@ -318,9 +320,9 @@ def training_examples(records: str | os.PathLike | Iterable[Record]) -> dict[str
     - ``players``: int32 (rows,), the mover; ``actions``: int32 (rows,), the move played.
 
     ValueError if there are no records, if they are not all of one game and parameters, if a
-    record has no policies, or if its policies do not fit its actions. From a path, a last line
-    without its newline (a run still writing, or cut short) is left out with a warning, and blank
-    lines are skipped, as resuming does.
+    record has no policies, or if its policies do not fit its actions. From a path, blank lines are
+    skipped, and a last line cut short (no newline, not a whole record: a run still writing) is
+    left out with a warning, as resuming does.
 
     >>> import io, meeple
     >>> from meeple.bots import Match
@@ -336,15 +338,19 @@ def training_examples(records: str | os.PathLike | Iterable[Record]) -> dict[str
         read = []
         with open(records, encoding="utf-8") as f:
             for number, line in enumerate(f, 1):
-                if not line.endswith("\n"):  # a run still writing, or interrupted: as resuming does
-                    warnings.warn(f"{records}, line {number}: a last line without its newline (a write cut "
-                                  f"short) is left out", stacklevel=2)
-                    break
-                if line.strip("\n\r\t \x00"):
+                if not line.strip("\n\r\t \x00"):
+                    continue
+                if not line.endswith("\n"):  # the last line: whole, or a run's write cut short
                     try:
                         read.append(Record.from_json(line))
-                    except ValueError as e:
-                        raise ValueError(f"{records}, line {number}: {e}") from None
+                    except ValueError:
+                        warnings.warn(f"{records}, line {number}: a last line cut short (no newline, not a "
+                                      f"whole record) is left out", stacklevel=2)
+                    break
+                try:
+                    read.append(Record.from_json(line))
+                except ValueError as e:
+                    raise ValueError(f"{records}, line {number}: {e}") from None
         records = read
     columns: dict[str, list] = {k: [] for k in ("observations", "masks", "policies", "values", "players", "actions")}
     widths = None  # (observation size, actions) of the records' game
@@ -468,9 +474,11 @@ def _read_records(file: IO[bytes], path: Path, match: Match, timing: bool | None
     """`read_existing` of the open `file`."""
     existing = Existing()
     offset, junk_from = 0, None  # junk_from: where a run of blank lines began
+    nothing_but_nuls = None  # whether that run is NUL bytes only
     for number, raw in enumerate(file, 1):
         if not raw.strip(_JUNK):
             junk_from = offset if junk_from is None else junk_from
+            nothing_but_nuls = nothing_but_nuls is not False and not raw.strip(b"\x00")
             offset += len(raw)
             continue
         if junk_from is not None:
@@ -483,6 +491,11 @@ def _read_records(file: IO[bytes], path: Path, match: Match, timing: bool | None
                                   f"a record){_keep_hint(path, existing)}")
             try:  # a whole record whose newline was cut off: checked like the others, then dropped
                 json.loads(tail)
+            except json.JSONDecodeError as e:
+                if e.msg == "Extra data":  # more than a record: lines ended otherwise (a bare CR), not ours
+                    raise ResumeError(f"{path}, line {number} holds more than one record; not a meeple "
+                                      f"selfplay file?{_keep_hint(path, existing)}") from None
+                break
             except (ValueError, RecursionError):  # also too long an int, too deep a nesting
                 break
             _check_record(tail, number, path, match, timing, existing)
@@ -494,6 +507,9 @@ def _read_records(file: IO[bytes], path: Path, match: Match, timing: bool | None
         offset += len(raw)
     else:  # no line cut short: what follows the last record, if anything, is blank
         offset = junk_from if junk_from is not None else offset
+        if not existing.count and nothing_but_nuls is False:  # a crash leaves no text before the first record
+            raise ResumeError(f"{path} holds blank lines and no record: not a meeple selfplay file; "
+                              f"use another --out")
     existing.end = offset
     existing.dropped = file.seek(0, os.SEEK_END) - offset
     return existing
@@ -504,7 +520,7 @@ def _keep_hint(path: Path, existing: Existing) -> str:
     if not existing.count:
         return "; use another --out"
     return (f"; its first {existing.count} lines are games of this command: to keep them, resume into a copy "
-            f"of them (head -n {existing.count} {path} > NEW.jsonl), or use another --out")
+            f"of them (head -n {existing.count} {shlex.quote(str(path))} > NEW.jsonl), or use another --out")
 
 
 def _check_record(raw: bytes, number: int, path: Path, match: Match, timing: bool | None,
@@ -590,13 +606,41 @@ class _NoProgress:
 class OutputError(OSError):
     """The output file could not be written (a full disk); the games before are kept in it."""
 
+    def __str__(self) -> str:
+        return str(self.strerror)  # the message alone, no "[Errno 28]"
+
+
+class _Appender:
+    """``appender(line)`` appends a line to the output file and flushes it; `count` records are in
+    the file, ending at byte `end`. A failed write is cut back to `end` (OutputError)."""
+
+    def __init__(self, file: Any, path: Path, existing: Existing):
+        self.file, self.path, self.count, self.end = file, path, existing.count, existing.end
+
+    def __call__(self, line: str) -> None:
+        data = memoryview(line.encode("utf-8") + b"\n")
+        try:
+            while data:
+                written = self.file.write(data)
+                if not written:  # a device that takes nothing: as full
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                data = data[written:]
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                self.file.truncate(self.end)
+            raise OutputError(e.errno, f"cannot write {self.path}: {e.strerror}; its {self.count} games are kept: "
+                              f"make room and run the same command again to resume") from None
+        self.count += 1
+        self.end += len(line.encode("utf-8")) + 1
+
 
 @contextlib.contextmanager
 def _output(out: str | os.PathLike | IO[str] | None, match: Match,
             timing: bool) -> Generator[tuple[Existing, Callable[[str], None]], None, None]:
     """The games already in `out` and ``write(line)``, which appends a line and flushes it. A
     path is held with an exclusive lock while the run writes it: a second run into the same file
-    is refused (ResumeError), not interleaved with the first."""
+    is refused (ResumeError), not interleaved with the first. An exception that ends the run
+    (Ctrl-C) gets a note of the games in the file."""
     if out is None:
         yield Existing(), lambda line: None
         return
@@ -609,42 +653,35 @@ def _output(out: str | os.PathLike | IO[str] | None, match: Match,
     path = Path(out)
     if path.exists():
         _check_regular(path, path.stat().st_mode)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o666)  # O_BINARY: no CRLF on Windows
     with os.fdopen(fd, "r+b", buffering=0) as file:  # unbuffered: a failed write leaves no buffer behind
         _lock(file, path)
-        with open(path, "rb") as reader:
-            existing = _read_records(reader, path, match, timing)
+        reader = io.BufferedReader(file)  # through the locked handle: closing another would drop a POSIX lock
+        existing = _read_records(reader, path, match, timing)
+        reader.detach()
         file.truncate(existing.end)  # drops a line cut short, or blank lines after the last record
         file.seek(existing.end)
-        written = [existing.count, existing.end]  # records in the file, and where they end
-
-        def write_bytes(line: str) -> None:
-            data = memoryview(line.encode("utf-8") + b"\n")
-            try:
-                while data:
-                    count = file.write(data)
-                    if not count:  # a device that takes nothing: as full
-                        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-                    data = data[count:]
-            except OSError as e:
-                with contextlib.suppress(OSError):
-                    file.truncate(written[1])
-                raise OutputError(e.errno, f"cannot write {path}: {e.strerror}; its {written[0]} games are kept: "
-                                  f"make room and run the same command again to resume") from None
-            written[0] += 1
-            written[1] = file.tell()
-        yield existing, write_bytes
+        appender = _Appender(file, path, existing)
+        try:
+            yield existing, appender
+        except BaseException as e:
+            if not isinstance(e, Exception):  # Ctrl-C, SIGTERM: say what is kept
+                note = f"{appender.count} games are in {path}: run the same command again to resume"
+                e.__notes__ = [*getattr(e, "__notes__", []), note]  # as add_note does (Python 3.11+)
+            raise
 
 
 def _lock(file: IO[bytes], path: Path) -> None:
     """An exclusive lock on `file` (where the system has flock), or ResumeError if another process
-    holds it."""
+    holds it. Where the file system takes no locks, the run goes on without."""
     try:
         import fcntl
     except ImportError:  # Windows: no advisory locks here
         return
     try:
         fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise ResumeError(f"{path} is being written by another selfplay run (it holds a lock on the file): "
-                          f"wait for it to end, or use another --out") from None
+    except OSError as e:
+        if e.errno in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES):  # EACCES: the fcntl-lock fallback
+            raise ResumeError(f"{path} is being written by another selfplay run (it holds a lock on the "
+                              f"file): wait for it to end, or use another --out") from None
+        # ENOLCK, EOPNOTSUPP, ENOSYS...: a file system without locks; written as before locks were taken
