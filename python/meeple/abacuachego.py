@@ -43,10 +43,6 @@ def _make(**params):
     return _core.AbacuachegoGame(**params)
 
 
-def _pit_moves(state: Any, pit: int) -> list[int]:
-    return [int(a) for a in state.legal_actions() if a // 2 == pit - 1]
-
-
 def read_pit(state: Any, pit: int) -> int:
     """`meeple play` reads a bare number as a pit (what the board numbers): its one legal move.
     ValueError says why there is none, or names both when the pit may be sown either way."""
@@ -54,7 +50,7 @@ def read_pit(state: Any, pit: int) -> int:
     if not 1 <= pit <= pits:
         raise ValueError(f"there is no pit {pit} (your pits are 1..{pits}); an action's number goes in "
                          f"brackets, e.g. [{pit}]")
-    moves = _pit_moves(state, pit)
+    moves = [int(a) for a in state.legal_actions() if a // 2 == pit - 1]
     if not moves:
         raise ValueError(f"pit {pit} is empty")
     if len(moves) == 2:
@@ -69,11 +65,11 @@ def why_illegal(state: Any, action: int) -> str | None:
     grains = state.to_dict()["pits"][state.current_player()][pit - 1]
     if grains == 0:
         return f"pit {pit} is empty"
-    parity = grains if params["parity"] == "count" else pit
-    because = f"{grains} grains" if params["parity"] == "count" else f"pit {pit}"
-    usual = "clockwise" if parity % 2 == 0 else "counter-clockwise"
-    return (f"pit {pit} sows {usual} ({because}: {'even' if parity % 2 == 0 else 'odd'}); the other way "
-            f"only when its grains reach the opponent's row")
+    by_count = params["parity"] == "count"
+    even = (grains if by_count else pit) % 2 == 0
+    because = f"{grains} grains" if by_count else f"pit {pit}"
+    return (f"pit {pit} sows {'clockwise' if even else 'counter-clockwise'} ({because}: {'even' if even else 'odd'}); "
+            f"the other way only when its grains reach the opponent's row")
 
 
 register(GameSpec(

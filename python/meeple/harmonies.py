@@ -136,6 +136,7 @@ def cards_in_play(state: Any) -> str:
 
 _COLOUR_LETTERS = {"b": "blue", "s": "gray", "t": "brown", "g": "green", "y": "yellow", "r": "red"}  # the board's
 _MOST_UNFINISHED_CARDS = 4  # a spirit kept and not finished counts too (docs point 12)
+_TAKE_FIRST = "take tokens from a central space first ('take S')"
 
 
 def _cubes_needed(card: int) -> int:
@@ -176,7 +177,7 @@ def why_illegal(state: Any, action: int) -> str | None:
         if kind == "discard" and d["took_card"]:
             return "you took a card this turn: 'end' ends it"
         if not d["took_tokens"]:
-            return "take tokens from a central space first ('take S')"
+            return _TAKE_FIRST
         if d["hand"]:
             return f"place the tokens in your hand first (hand: {hand})"
         if kind == "discard" and d["display"][int(args[0])] is None:
@@ -189,12 +190,10 @@ def why_illegal(state: Any, action: int) -> str | None:
     elif kind == "place":
         colour, cell = args
         if not d["took_tokens"]:
-            return "take tokens from a central space first ('take S')"
+            return _TAKE_FIRST
         if colour not in d["hand"]:
             return f"no {colour} token in your hand (hand: {hand})"
-        if cell not in me["board"]:
-            return f"your board has no cell {cell}"
-        if cell in me["cubes"]:
+        if cell in me["cubes"]:  # (a cell off the board is '#23' in the string, answered above)
             return f"{cell} holds a cube: nothing more goes on it"
         if me["board"][cell]:  # what else a stack refuses is the stacking table's
             return f"a {colour} token cannot go on {'-'.join(me['board'][cell])} (stacking: docs/rules/harmonies.md)"

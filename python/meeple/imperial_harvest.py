@@ -519,10 +519,8 @@ def why_illegal(state: Any, action: int) -> str | None:
         token = d["team"] * 3 + action % 3  # rest, activate and forfeit: ids 0..8, own slot = id % 3
         if word == "rest" and token == d["last_rested"][d["team"]]:
             return f"the {rest[0]} rested last turn, so it acts this turn"
-        if word in ("activate", "forfeit") and token == d["resting"]:
-            return f"the {rest[0]} rests this turn"
-        if word in ("activate", "forfeit") and token in d["done"]:
-            return f"the {rest[0]} has had its go this turn"
+        if word in ("activate", "forfeit") and (token == d["resting"] or token in d["done"]):
+            return f"the {rest[0]} {'rests this turn' if token == d['resting'] else 'has had its go this turn'}"
         return None
     if word in _TURN_WORDS:  # phase act or puppet
         return "a character is acting: its actions, then 'end' (the board's first line names it)"

@@ -474,11 +474,11 @@ def _read_records(file: IO[bytes], path: Path, match: Match, timing: bool | None
     """`read_existing` of the open `file`."""
     existing = Existing()
     offset, junk_from = 0, None  # junk_from: where a run of blank lines began
-    nothing_but_nuls = None  # whether that run is NUL bytes only
+    blank_lines = False  # whether that run holds more than NUL bytes (a crash leaves NULs only)
     for number, raw in enumerate(file, 1):
         if not raw.strip(_JUNK):
             junk_from = offset if junk_from is None else junk_from
-            nothing_but_nuls = nothing_but_nuls is not False and not raw.strip(b"\x00")
+            blank_lines = blank_lines or bool(raw.strip(b"\x00"))
             offset += len(raw)
             continue
         if junk_from is not None:
@@ -507,7 +507,7 @@ def _read_records(file: IO[bytes], path: Path, match: Match, timing: bool | None
         offset += len(raw)
     else:  # no line cut short: what follows the last record, if anything, is blank
         offset = junk_from if junk_from is not None else offset
-        if not existing.count and nothing_but_nuls is False:  # a crash leaves no text before the first record
+        if not existing.count and blank_lines:  # a crash leaves no text before the first record
             raise ResumeError(f"{path} holds blank lines and no record: not a meeple selfplay file; "
                               f"use another --out")
     existing.end = offset
@@ -618,7 +618,8 @@ class _Appender:
         self.file, self.path, self.count, self.end = file, path, existing.count, existing.end
 
     def __call__(self, line: str) -> None:
-        data = memoryview(line.encode("utf-8") + b"\n")
+        encoded = line.encode("utf-8") + b"\n"
+        data = memoryview(encoded)
         try:
             while data:
                 written = self.file.write(data)
@@ -631,7 +632,7 @@ class _Appender:
             raise OutputError(e.errno, f"cannot write {self.path}: {e.strerror}; its {self.count} games are kept: "
                               f"make room and run the same command again to resume") from None
         self.count += 1
-        self.end += len(line.encode("utf-8")) + 1
+        self.end += len(encoded)
 
 
 @contextlib.contextmanager
