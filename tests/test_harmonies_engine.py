@@ -388,7 +388,7 @@ def test_board_string_names_the_result_and_the_letters(players):
             legal = state.legal_actions()
             state.apply_action(int(legal[rng.randrange(len(legal))]))
         returns, points = state.returns(), [state.score_breakdown(p)["total"] for p in range(players)]
-        line = str(state).splitlines()[-2]
+        [line] = [line for line in str(state).splitlines() if line.startswith("Game over: ")]
         if players == 1:
             suns = int(returns[0])
             assert line == f"Game over: {points[0]} points, {suns} sun{'' if suns == 1 else 's'}"

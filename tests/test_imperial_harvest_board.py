@@ -45,9 +45,9 @@ def test_render_matches_game_str():
     assert text == board.render()
     game_lines = str(meeple.load("imperial_harvest").new_initial_state()).splitlines()
     lines = text.splitlines()
-    assert lines[1] == game_lines[2]  # column header
+    top = game_lines.index(lines[1])  # the column header, after the game's status lines
     # the grid equals the game's once the characters (first two characters of a cell) are blanked
-    for mine, theirs in zip(lines[2:23], game_lines[3:24]):
+    for mine, theirs in zip(lines[2:23], game_lines[top + 1:top + 22], strict=True):
         assert len(mine) == len(theirs)
         for i in range(len(mine)):
             cell_pos = (i - 5) % 4

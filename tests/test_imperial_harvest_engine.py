@@ -284,13 +284,13 @@ def test_str_draws_the_board(standard):
 
 
 def test_str_names_the_character_to_place():
-    """In the placement phase the header names who is placed next (I0, R0, I1, R1, I2, R2): the
-    character the next place action puts on the board."""
+    """In the placement phase the status line names who is placed next (I0, R0, I1, R1, I2, R2):
+    the character the next place action puts on the board."""
     state = meeple.load("imperial_harvest", setup="interactive").new_initial_state(seed=3)
-    while "phase placement" not in str(state).splitlines()[0]:
+    while not str(state).splitlines()[1].startswith("Phase placement"):
         state.apply_action(state.legal_actions()[0])
     for _ in range(6):
-        named = str(state).splitlines()[0].rsplit(", ", 1)[1].removesuffix(" to place")
+        named = str(state).splitlines()[1].rsplit(", ", 1)[1].removesuffix(" to place")
         off_board = [line.split()[1] for line in str(state).splitlines() if "off the board" in line]
         state.apply_action(state.legal_actions()[-1])
         now_off = [line.split()[1] for line in str(state).splitlines() if "off the board" in line]

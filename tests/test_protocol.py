@@ -54,6 +54,9 @@ def test_list_games():
 # ------------------------------------------------------------------------------- state invariants
 
 
+TEXT_WIDTH = 80  # str(state) fits a terminal of this width (docs/protocol.md)
+
+
 def check_state(game, state, ply, case):
     """The invariants of one state (docs/protocol.md, table "State")."""
     num_players = game.num_players()
@@ -86,6 +89,9 @@ def check_state(game, state, ply, case):
         assert all(p > 0 for p in probabilities) and math.isclose(sum(probabilities), 1.0)
     else:
         assert outcomes == []
+
+    wide = [line for line in str(state).splitlines() if len(line) > TEXT_WIDTH]
+    assert not wide, f"str(state) has lines wider than {TEXT_WIDTH} columns: {wide}"
 
     returns = state.returns()
     assert len(returns) == num_players and all(math.isfinite(r) for r in returns)

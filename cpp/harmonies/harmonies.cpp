@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "../common/text.h"
+
 namespace meeple::harmonies {
 
 namespace {
@@ -1137,18 +1139,20 @@ std::string Game::to_string(const State& s) const {
       while (text.back() == ' ') text.pop_back();
       if (text.size() > 4) out << text << "\n";  // more than the row number
     }
-    out << "  cards:";
-    if (!p.held && !p.animals_done && !p.spirits_done) out << " none";
+    std::string cards = "  cards:";
+    if (!p.held && !p.animals_done && !p.spirits_done) cards += " none";
     for (int j = 0; j < p.held; ++j)
-      out << " " << cards_[p.card[j]].name << " " << int(p.placed[j]) << "/" << int(cards_[p.card[j]].ncubes);
-    for (uint32_t m = p.animals_done; m; m &= m - 1) out << " " << cards_[1 + std::countr_zero(m)].name << " done";
-    for (uint32_t m = p.spirits_done; m; m &= m - 1) out << " " << cards_[kFirstSpirit + std::countr_zero(m)].name << " done";
+      cards += " " + cards_[p.card[j]].name + " " + std::to_string(p.placed[j]) + "/" +
+               std::to_string(cards_[p.card[j]].ncubes);
+    for (uint32_t m = p.animals_done; m; m &= m - 1) cards += " " + cards_[1 + std::countr_zero(m)].name + " done";
+    for (uint32_t m = p.spirits_done; m; m &= m - 1)
+      cards += " " + cards_[kFirstSpirit + std::countr_zero(m)].name + " done";
     if (p.spirit_options[0] || p.spirit_options[1]) {
-      out << "; spirits dealt:";
+      cards += "; spirits dealt:";
       for (uint8_t id : p.spirit_options)
-        if (id) out << " " << cards_[id].name;
+        if (id) cards += " " + cards_[id].name;
     }
-    out << "\n";
+    out << wrapped(cards, "         ");  // continued under the first card
   }
   out << "Central:";
   for (int sp = 0; sp < spaces_; ++sp) {
@@ -1192,8 +1196,9 @@ std::string Game::to_string(const State& s) const {
     out << (t.empty() ? "-" : t) << (s.took_tokens ? ", tokens taken" : "") << (s.took_card ? ", card taken" : "");
   }
   if (s.end_triggered && !s.over) out << " (end triggered)";
-  out << "\nTokens: B blue, S gray, T brown, G green, Y yellow, R red; a cell lists its stack from the "
-         "bottom, * a cube\n";
+  out << "\n"
+      << wrapped("Tokens: B blue, S gray, T brown, G green, Y yellow, R red; a cell lists its stack from the "
+                 "bottom, * a cube", "  ");
   return out.str();
 }
 

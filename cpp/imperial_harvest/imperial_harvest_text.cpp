@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "../common/text.h"
 #include "imperial_harvest.h"
 
 namespace meeple::imperial_harvest {
@@ -172,23 +173,25 @@ std::string Game::to_string(const State& s) const {
   std::ostringstream out;
   // board="random": each game draws its own board from its seed (the template is not its name).
   out << "Imperial Harvest (board " << (random_boards_ ? std::string("random") : board_.name()) << "), round "
-      << int(s.round) << " of " << kRounds << ", " << kTeamNames[s.team & 1] << "' turn";
+      << int(s.round) << " of " << kRounds << ", " << kTeamNames[s.team & 1] << "' turn\n";
+  std::string status;
   if (is_terminal(s)) {
     const int a = vp(s, 0), b = vp(s, 1);
-    out << " — game over: " << (a == b ? "draw" : a > b ? "Imperial Servants win" : "Northern Raiders win");
+    status = std::string("Game over: ") + (a == b ? "draw" : a > b ? "Imperial Servants win" : "Northern Raiders win");
   } else {
-    out << ", phase " << kPhaseNames[std::min<int>(s.phase, kPhaseCount - 1)];
-    if (s.phase >= kPhaseDraft) out << " (step " << int(s.setup_step) << ")";
-    if (s.phase == kPhasePlacement) out << ", " << qualified_name(s, token_to_place(s)) << " to place";
+    status = std::string("Phase ") + kPhaseNames[std::min<int>(s.phase, kPhaseCount - 1)];
+    if (s.phase >= kPhaseDraft) status += " (step " + std::to_string(s.setup_step) + ")";
+    if (s.phase == kPhasePlacement) status += ", " + qualified_name(s, token_to_place(s)) + " to place";
     if (s.active != kNone)
-      out << " (" << qualified_name(s, s.active) << " acting, " << int(s.activation.ap) << " AP left)";
-    if (s.activation.puppet != kNone) out << " puppet " << qualified_name(s, s.activation.puppet);
-    if (s.queue_count) out << ", " << qualified_name(s, s.queue[0]) << " to respawn";
+      status += " (" + qualified_name(s, s.active) + " acting, " + std::to_string(s.activation.ap) + " AP left)";
+    if (s.activation.puppet != kNone) status += ", puppet " + qualified_name(s, s.activation.puppet);
+    if (s.queue_count) status += ", " + qualified_name(s, s.queue[0]) + " to respawn";
   }
-  out << "\nVP: imperial " << vp(s, 0) << " (plucked " << int(s.plucked[0]) << ", deposited "
-      << int(s.deposited[0]) << ", regent " << int(s.regent_vp[0]) << "), raiders " << vp(s, 1) << " (plucked "
-      << int(s.plucked[1]) << ", deposited " << int(s.deposited[1]) << ", regent " << int(s.regent_vp[1])
-      << "); strawberries on the board " << s.strawberries.count() << "\n";
+  out << wrapped(status, "  ");
+  for (int team = 0; team < 2; ++team)
+    out << (team ? "    raiders " : "VP: imperial ") << vp(s, team) << " (plucked " << int(s.plucked[team])
+        << ", deposited " << int(s.deposited[team]) << ", regent " << int(s.regent_vp[team]) << ")\n";
+  out << "Strawberries on the board: " << s.strawberries.count() << "\n";
   out << "    ";
   for (int x = 0; x < kSize; ++x) out << "  " << x << " ";
   out << "\n";
@@ -258,8 +261,8 @@ std::string Game::to_string(const State& s) const {
     if (is_done(s, t)) out << " [done]";
     out << "\n";
   }
-  out << "  (~ water, H1/H2 hydras, === / ::: bridges, * strawberry, I/R character camps, "
-         "i/r strawberry camps, $ sentries, | and --- hedges)\n";
+  out << wrapped("  (~ water, H1/H2 hydras, === / ::: bridges, * strawberry, I/R character camps, "
+                 "i/r strawberry camps, $ sentries, | and --- hedges)", "   ");
   return out.str();
 }
 

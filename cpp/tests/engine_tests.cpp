@@ -16,6 +16,7 @@
 #include "common/byte_mask.h"
 #include "common/float_planes.h"
 #include "common/game_concept.h"
+#include "common/text.h"
 #include "check.h"
 
 namespace {
@@ -346,8 +347,21 @@ void check_order_by_group() {
 
 }  // namespace
 
+// str()'s line breaking: at spaces within the width, the indent on continuation lines, leading
+// spaces kept, a word wider than the line alone on its own.
+void check_wrapped() {
+  using meeple::wrapped;
+  CHECK(wrapped("one two three", "  ", 7) == "one two\n  three\n");
+  CHECK(wrapped("one two three", "  ", 13) == "one two three\n");
+  CHECK(wrapped("  cards: a b", "        ", 10) == "  cards: a\n        b\n");
+  CHECK(wrapped("a abcdefghij b", "", 5) == "a\nabcdefghij\nb\n");
+  CHECK(wrapped("a  b", "", 80) == "a b\n");
+  CHECK(wrapped("", "  ", 80) == "\n");
+}
+
 int main() {
   check_popcounts();
+  check_wrapped();
   check_order_by_group();
   check_byte_mask_writers();
   check_float_plane_writers();

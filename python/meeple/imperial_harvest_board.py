@@ -14,6 +14,7 @@ True
 """
 from __future__ import annotations
 
+import textwrap
 from collections import deque
 from collections.abc import Iterable
 
@@ -413,8 +414,8 @@ class Board:
                 south = y == SIZE - 1 or _edge((x, y), (x, y + 1)) in hedges
                 sep += ("---" if south else "   ") + "+"
             lines.append(sep)
-        lines.append("  (~ water, H1/H2 hydras, === / ::: bridges, * strawberry, I/R character camps, "
-                     "i/r strawberry camps, | and --- hedges)")
+        lines += textwrap.wrap("  (~ water, H1/H2 hydras, === / ::: bridges, * strawberry, I/R character camps, "
+                               "i/r strawberry camps, | and --- hedges)", 80, subsequent_indent="   ")
         return "\n".join(lines)
 
     def __str__(self) -> str:
