@@ -72,7 +72,11 @@ rollout(start, np.random.default_rng(0))
 '''
 
 
-def run_mypy(tmp_path, *args):
+OLDEST_PYTHON = "3.10"  # pyproject.toml's requires-python
+RUNNING_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def run_mypy(tmp_path, *args, python_version=RUNNING_PYTHON):
     pytest.importorskip("mypy", reason="mypy is in the test extras: pip install \".[test]\"")
     env = dict(os.environ)
     parent = str(Path(meeple.__file__).resolve().parents[1])
@@ -80,14 +84,24 @@ def run_mypy(tmp_path, *args):
     if parent not in installed:  # a source checkout on PYTHONPATH: mypy reads MYPYPATH, not PYTHONPATH
         env["MYPYPATH"] = parent
     command = [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache"), "--no-error-summary",
-               "--python-version", f"{sys.version_info.major}.{sys.version_info.minor}", *args]
+               "--python-version", python_version, *args]
     done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     return done.returncode, done.stdout + done.stderr
 
 
-def test_the_package_passes_mypy(tmp_path):
-    code, output = run_mypy(tmp_path, "-p", "meeple")
+@pytest.mark.parametrize("python_version", sorted({RUNNING_PYTHON, OLDEST_PYTHON}))
+def test_the_package_passes_mypy(tmp_path, python_version):
+    """On the running Python and on the oldest one the package supports: typeshed declares some
+    names only for newer versions (BaseException.__notes__ is 3.11+)."""
+    code, output = run_mypy(tmp_path, "-p", "meeple", python_version=python_version)
     assert code == 0, output
+
+
+def test_oldest_python_is_the_one_pyproject_requires():
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    if not pyproject.exists():
+        pytest.skip("no pyproject.toml beside the tests")
+    assert f'requires-python = ">={OLDEST_PYTHON}"' in pyproject.read_text()
 
 
 def test_the_examples_pass_mypy(tmp_path):

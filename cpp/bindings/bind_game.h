@@ -39,14 +39,12 @@ struct PyState {
 
 // Converts an int or numpy integer to an action; rejects bool, float, str with TypeError.
 inline long to_action_number(const py::handle& value) {
-  if (PyBool_Check(value.ptr()))
-    throw py::type_error("an action must be an int, got bool");
   if (PyLong_CheckExact(value.ptr())) {
     int overflow = 0;
     const long v = PyLong_AsLongAndOverflow(value.ptr(), &overflow);
     return overflow ? -1 : v;
   }
-  if (!PyIndex_Check(value.ptr()))
+  if (!is_int(value))
     throw py::type_error(std::string("an action must be an int, got ") +
                          Py_TYPE(value.ptr())->tp_name);
   py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
@@ -59,7 +57,7 @@ inline long to_action_number(const py::handle& value) {
 // None -> 0; an int in 0..2**64-1 -> itself; anything else raises.
 inline uint64_t to_seed(const py::handle& seed) {
   if (seed.is_none()) return 0;
-  if (PyBool_Check(seed.ptr()) || !PyIndex_Check(seed.ptr()))
+  if (!is_int(seed))
     throw py::type_error("seed must be an int in 0..2**64-1 or None");
   py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(seed.ptr()));
   if (!index) throw py::error_already_set();
@@ -500,7 +498,7 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
       .def(
           "reseed",
           [](S& s, py::object seed) {
-            if (seed.is_none() || PyBool_Check(seed.ptr()) || !PyIndex_Check(seed.ptr()))
+            if (seed.is_none() || !is_int(seed))
               throw py::type_error("reseed needs a seed: an int in 0..2**64-1, got " +
                                    py::repr(seed).cast<std::string>());
             const uint64_t value = to_seed(seed);  // checked before anything changes
@@ -546,7 +544,7 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
               const int current = g.current_player(s.state);
               p = current >= 0 ? current : 0;
             } else {
-              if (PyBool_Check(player.ptr()) || !PyIndex_Check(player.ptr()))
+              if (!is_int(player))
                 throw py::type_error(std::string("player must be an int, got ") +
                                      Py_TYPE(player.ptr())->tp_name);
               const long number = to_action_number(player);  // -1 on overflow

@@ -31,10 +31,21 @@ namespace meeple::bindings {
 
 namespace py = pybind11;
 
+// Whether `value` is a bool, Python's or numpy's: numpy before 2.3 gives its bool an __index__
+// (with only a DeprecationWarning), so an int check alone would take True as 1.
+inline bool is_bool(const py::handle& value) {
+  if (PyBool_Check(value.ptr())) return true;
+  const char* type = Py_TYPE(value.ptr())->tp_name;
+  return std::strcmp(type, "numpy.bool") == 0 || std::strcmp(type, "numpy.bool_") == 0;
+}
+
+// Whether `value` can be read as an int: has __index__ and is no bool.
+inline bool is_int(const py::handle& value) { return !is_bool(value) && PyIndex_Check(value.ptr()); }
+
 // `value` as an int if it is one (int or numpy integer, not bool; TypeError naming it otherwise);
 // false when it does not fit a long long.
 inline bool int_value(const py::handle& value, const char* name, long long& out) {
-  if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr()))
+  if (!is_int(value))
     throw py::type_error(std::string(name) + " must be an int, got " + Py_TYPE(value.ptr())->tp_name);
   py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
   if (!index) throw py::error_already_set();

@@ -21,7 +21,7 @@ MAX_INT32 = 2**31 - 1
 
 def int_in_range(name: str, value: Any, low: int, high: int) -> int:
     """`value` (an int or numpy integer, not bool) as an int in low..high."""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):  # numpy's bool has an __index__ before numpy 2.3
         raise TypeError(f"{name} must be an int, got {value!r}")
     try:
         number = operator.index(value)

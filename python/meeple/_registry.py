@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
+import numpy as np
+
 if TYPE_CHECKING:
     from ._protocol import Game
 
@@ -49,7 +51,7 @@ class Param:
         if isinstance(value, str) and expected is not str:
             value = _parse_text(value, expected)
         if expected is int and (isinstance(value, bool) or not isinstance(value, int)):
-            if hasattr(value, "__index__") and not isinstance(value, bool):
+            if hasattr(value, "__index__") and not isinstance(value, (bool, np.bool_)):  # np.bool_: numpy < 2.3
                 value = value.__index__()
             else:
                 raise ValueError(self._problem(game, value))

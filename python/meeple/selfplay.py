@@ -668,7 +668,7 @@ def _output(out: str | os.PathLike | IO[str] | None, match: Match,
         except BaseException as e:
             if not isinstance(e, Exception):  # Ctrl-C, SIGTERM: say what is kept
                 note = f"{appender.count} games are in {path}: run the same command again to resume"
-                e.__notes__ = [*getattr(e, "__notes__", []), note]  # as add_note does (Python 3.11+)
+                setattr(e, "__notes__", [*getattr(e, "__notes__", []), note])  # add_note (3.11+) on 3.10 too
             raise
 
 

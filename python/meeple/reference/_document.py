@@ -16,9 +16,16 @@ FIELDS = ("schema", "game", "parameters", "state")
 SEED_LIMIT = 2 ** 64
 
 
+def is_bool(value):
+    """Whether `value` is a bool, Python's or numpy's (told by its type's name: no numpy here).
+    numpy's bool has an __index__ before numpy 2.3, so operator.index alone would take True as 1."""
+    kind = type(value)
+    return kind is bool or (kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_"))
+
+
 def as_int(value):
     """`value` as a Python int if it is an integer (numpy ints too), not a bool; else None."""
-    if isinstance(value, bool):
+    if is_bool(value):
         return None
     try:
         return operator.index(value)
@@ -31,10 +38,8 @@ def action_int(action):
     all (a bool, float, str, None...), so that a caller can tell a wrong type from an illegal
     action. A value with `__index__` is what that gives (numpy's own TypeError for an array of
     more than one element)."""
-    if isinstance(action, bool):
-        raise TypeError("an action must be an int, got bool")
     kind = type(action)
-    if not hasattr(kind, "__index__"):
+    if is_bool(action) or not hasattr(kind, "__index__"):
         # The engine names the type by its C name: module.name for a type defined in C
         # (numpy.float64), the bare name for builtins and classes defined in Python.
         defined_in_python = kind.__flags__ & (1 << 9)  # Py_TPFLAGS_HEAPTYPE
