@@ -8,12 +8,16 @@
 #   4. test      pytest on the checkout's tests/ from a scratch cwd, with
 #                .ci/meeple_import_check.py failing the run unless meeple and meeple._core come
 #                from that venv's site-packages
+#   5. floor     (only with CHECK_WHEEL_FLOOR_TESTS) the same venv with the oldest numpy that
+#                pyproject.toml allows, pytest -m "not slow" on those test files; skipped where
+#                that numpy has no wheel for this Python
 #
 #   tools/check_wheel.sh [PYTEST_ARGS...]     e.g. tools/check_wheel.sh -m "not slow"
 #   (the whole tests/ directory unless PYTEST_ARGS name test files or directories themselves)
 #
 # Environment: PYTHON (interpreter to build for and test with; default python3),
-# CHECK_WHEEL_KEEP=1 keeps the scratch directory. Exits non-zero on any failure.
+# CHECK_WHEEL_KEEP=1 keeps the scratch directory, CHECK_WHEEL_FLOOR_TESTS (test files, space
+# separated) adds step 5. Exits non-zero on any failure.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -100,17 +104,37 @@ cd "$TMP/run"
 env -u PYTHONPATH "$VPY" -c 'import meeple; print("meeple", meeple.__version__, "from", meeple.__file__)'
 xdist=()
 if "$VPY" -c 'import xdist' 2>/dev/null; then xdist=(-n "$JOBS" --maxschedchunk 1); fi
+# run_tests PYTEST_ARGS...: pytest in the venv, stopped (Ctrl-C) after 20 minutes, several times a
+# normal run: a hang fails here by name.
+run_tests() {
+  local rc=0
+  timeout --signal=INT --kill-after=60 1200 \
+    env PYTHONPATH="$REPO/.ci" MEEPLE_EXPECT_DIR="$SITE" "$VPY" -m pytest -q "${xdist[@]}" \
+    -p meeple_import_check -p no:cacheprovider --rootdir "$REPO" -c "$REPO/pyproject.toml" "$@" || rc=$?
+  if [ $rc -eq 5 ]; then echo "FAIL: pytest collected no tests (exit 5)"; exit 1; fi
+  if [ $rc -eq 124 ]; then echo "FAIL: pytest still ran after 20 minutes: stopped (a hang? see the stacks above)"; exit 1; fi
+  if [ $rc -ne 0 ]; then echo "FAIL: pytest exited with $rc"; exit "$rc"; fi
+}
 targets=("$REPO/tests")
 for arg in "$@"; do [ -e "$arg" ] && targets=(); done
-rc=0
-# Stopped (Ctrl-C) after 20 minutes, several times a normal run: a hang fails here by name.
-timeout --signal=INT --kill-after=60 1200 \
-  env PYTHONPATH="$REPO/.ci" MEEPLE_EXPECT_DIR="$SITE" "$VPY" -m pytest -q "${xdist[@]}" \
-  -p meeple_import_check -p no:cacheprovider --rootdir "$REPO" -c "$REPO/pyproject.toml" \
-  "$@" "${targets[@]}" || rc=$?
-if [ $rc -eq 5 ]; then echo "FAIL: pytest collected no tests (exit 5)"; exit 1; fi
-if [ $rc -eq 124 ]; then echo "FAIL: pytest still ran after 20 minutes: stopped (a hang? see the stacks above)"; exit 1; fi
-if [ $rc -ne 0 ]; then echo "FAIL: pytest exited with $rc"; exit "$rc"; fi
+run_tests "$@" "${targets[@]}"
+
+# ------------------------------------------------------------------------------------------
+# Users may have any numpy the dependency allows: behaviour differs between versions (numpy's
+# bool has an __index__ before 2.3), so the tests of the Python/C++ boundary run on the oldest.
+if [ -n "${CHECK_WHEEL_FLOOR_TESTS:-}" ]; then
+  phase floor
+  floor=$("$PY" -c 'import re, sys; m = re.search(r"\"numpy>=([0-9.]+)\"", open(sys.argv[1]).read()); print(m[1] if m else "")' \
+    "$REPO/pyproject.toml")
+  [ -n "$floor" ] || { echo "FAIL: no \"numpy>=X\" dependency in pyproject.toml"; exit 1; }
+  if "$VPY" -m pip install -q --only-binary=:all: "numpy==$floor.*"; then
+    "$VPY" -c 'import numpy; print("numpy", numpy.__version__)'
+    read -r -a floor_tests <<< "$CHECK_WHEEL_FLOOR_TESTS"
+    run_tests -m "not slow" "${floor_tests[@]}"
+  else
+    echo "skipped: numpy $floor.* has no wheel for $("$VPY" --version 2>&1)"
+  fi
+fi
 end_phase
 
 echo "---- check_wheel: timings"

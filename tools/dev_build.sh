@@ -16,6 +16,8 @@ if [ -f "$cache" ] && ! grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$PWD" "$cache";
   echo "dev_build: $dir was configured for another source tree; removing it"
   rm -rf "$dir"
 fi
+python -c 'import pybind11' 2>/dev/null && command -v cmake >/dev/null ||
+  { echo "dev_build: needs pybind11 and cmake in this environment: pip install pybind11 cmake ninja" >&2; exit 1; }
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 cmake -S . -B "$dir" "${gen[@]}" -DMEEPLE_WERROR=ON -DMEEPLE_BUILD_CPP_TESTS=ON \
