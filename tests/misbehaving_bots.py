@@ -2,6 +2,8 @@
 failing bot (imported by spec, e.g. "misbehaving_bots:Illegal", also in spawned workers)."""
 from __future__ import annotations
 
+import contextlib
+
 from meeple.bots import BaseBot
 
 
@@ -84,3 +86,22 @@ class Exits(BaseBot):
 class ExitsWhenMade(BaseBot):
     def __init__(self, seed=None):
         raise SystemExit(0)
+
+
+class HalfSentResult(BaseBot):
+    """In a `selfplay --workers` worker: writes the start of a result message to the pool's result
+    pipe, as a worker stopped while sending a result leaves it, touches the file named by
+    $MEEPLE_TEST_MARKER, and waits to be stopped."""
+
+    def step(self, state):
+        import gc
+        import multiprocessing.queues
+        import os
+        import struct
+        import time
+
+        [results] = [o for o in gc.get_objects() if isinstance(o, multiprocessing.queues.SimpleQueue)]
+        with results._wlock or contextlib.nullcontext():  # the other worker then waits to send
+            os.write(results._writer.fileno(), struct.pack("!i", 1 << 20) + b"\x80" * 100)
+            open(os.environ["MEEPLE_TEST_MARKER"], "a").close()
+            time.sleep(3600)

@@ -416,6 +416,30 @@ def test_sigterm_stops_the_workers_and_leaves_the_file_resumable(tmp_path):
 
 
 @needs_proc
+def test_sigterm_while_a_worker_is_sending_a_result_ends_the_run(tmp_path):
+    """A worker stopped part-way through sending a result left the pool's manager thread reading
+    the rest of it for ever, and the run never ended."""
+    out, marker = tmp_path / "games.jsonl", tmp_path / "half-sent"
+    process = subprocess.Popen([sys.executable, "-m", "meeple", "selfplay", "abacuachego", "--games", "4",
+                                "--bots", "misbehaving_bots:HalfSentResult,random", "--workers", "2", "--out", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env(MEEPLE_TEST_MARKER=str(marker)), start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        assert marker.exists(), process.communicate(timeout=30)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=30)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 143, err
+    assert err.strip().splitlines()[-1] == (f"terminated; 0 games are in {out}: run the same command again to "
+                                            f"resume") and "Traceback" not in err, err
+
+
+@needs_proc
 def test_workers_end_when_their_parent_is_killed(tmp_path):
     process, workers = _start_long_run(tmp_path / "games.jsonl")
     process.kill()

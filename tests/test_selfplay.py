@@ -309,6 +309,39 @@ def test_a_full_disk_ends_the_run_with_a_message_and_a_resumable_file(capsys, tm
     assert path.read_bytes() == reference_file.read_bytes()
 
 
+def test_an_interrupt_as_a_write_returns_counts_the_game_written(tmp_path, reference_file, monkeypatch):
+    """SIGTERM or Ctrl-C is raised when the write of a game's line returns, before the writer
+    counts it: the note still counts the games in the file (it said one fewer)."""
+    real_fdopen = os.fdopen
+
+    class InterruptAfterThirdWrite:
+        def __init__(self, file):
+            self.file, self.writes = file, 0
+
+        def write(self, data):
+            written = self.file.write(data)
+            self.writes += 1
+            if self.writes == 3:
+                raise KeyboardInterrupt
+            return written
+
+        def __getattr__(self, name):
+            return getattr(self.file, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.file.close()
+
+    monkeypatch.setattr(selfplay.os, "fdopen", lambda *a, **k: InterruptAfterThirdWrite(real_fdopen(*a, **k)))
+    path = tmp_path / "games.jsonl"
+    with pytest.raises(KeyboardInterrupt) as interrupted:
+        selfplay.run(Match(meeple.load("abacuachego"), ("mcts:40", "random"), seed=3), 12, path)
+    assert interrupted.value.__notes__ == [f"3 games are in {path}: run the same command again to resume"]
+    assert path.read_bytes() == b"".join(reference_file.read_bytes().splitlines(keepends=True)[:3])
+
+
 def test_resume_after_an_interrupted_run(tmp_path, reference_file):
     """Ctrl-C after 5 games: the file holds whole lines only, and the rerun completes it."""
     match = Match(meeple.load("abacuachego"), ("mcts:40", "random"), seed=3)

@@ -50,12 +50,13 @@ import os
 import shlex
 import signal
 import stat
+import sys
 import threading
 import time
 import warnings
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -228,16 +229,34 @@ def _play_processes(match: Match, indices: range, workers: int, timing: bool,
     finally:
         results.close()  # cancels the queued tasks
         if not finished:  # stop the games being played now: they would be thrown away
+            # Taken before shutdown(), which lets go of them.
             processes = list((executor._processes or {}).values())
             manager: Any = getattr(executor, "_executor_manager_thread", None)  # a Thread (typeshed says otherwise)
+            results_pipe: Any = getattr(executor, "_result_queue", None)
+            tasks_left: dict[int, Any] = getattr(executor, "_pending_work_items", {})
             # Shut down first: the pool's manager thread then drops the cancelled tasks before it
-            # sees the workers die. Otherwise it fails every queued task as broken, and on Python
-            # 3.11 it cannot fail a cancelled one: it printed an InvalidStateError traceback
-            # (CPython gh-107219, fixed in 3.12).
+            # sees the workers die. Otherwise it fails every queued task as broken, and before
+            # Python 3.12 it cannot fail a cancelled one: it printed an InvalidStateError traceback
+            # (CPython gh-107219). A manager that is reading a result does not see the shutdown:
+            # its cancelled tasks get futures of their own to fail.
             executor.shutdown(wait=False, cancel_futures=True)
+            if sys.version_info < (3, 12):
+                for task in list(tasks_left.values()):  # one C call: the manager cannot change it meanwhile
+                    if task.future.cancelled():
+                        task.future = Future()
             for process in processes:
                 with contextlib.suppress(Exception):
                     process.terminate()
+            for process in processes:
+                process.join(5)
+                if process.is_alive():
+                    process.kill()
+                    process.join()
+            # A worker stopped while it was sending a result leaves the manager thread waiting for
+            # the rest of that message for ever: this process holds a write end of the pipe too.
+            # Closing it, the workers being gone, ends that read (the pool then reads as broken).
+            with contextlib.suppress(Exception):
+                results_pipe._writer.close()
             if manager is not None:
                 manager.join()
         executor.shutdown(wait=True, cancel_futures=True)
@@ -620,19 +639,26 @@ class _Appender:
     def __call__(self, line: str) -> None:
         encoded = line.encode("utf-8") + b"\n"
         data = memoryview(encoded)
+        count, end = self.count + 1, self.end + len(encoded)  # once the line is in
         try:
             while data:
                 written = self.file.write(data)
                 if not written:  # a device that takes nothing: as full
                     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
                 data = data[written:]
+            self.count, self.end = count, end
         except OSError as e:
             with contextlib.suppress(OSError):
                 self.file.truncate(self.end)
             raise OutputError(e.errno, f"cannot write {self.path}: {e.strerror}; its {self.count} games are kept: "
                               f"make room and run the same command again to resume") from None
-        self.count += 1
-        self.end += len(encoded)
+        except BaseException:
+            # Ctrl-C or SIGTERM, raised as the write returns (Python runs the handler then): the
+            # line is in the file all the same, and the games counted must say so.
+            with contextlib.suppress(OSError):
+                if self.file.tell() == end:
+                    self.count, self.end = count, end
+            raise
 
 
 @contextlib.contextmanager
