@@ -587,6 +587,23 @@ def test_r14_action_strings_round_trip(impl, n):
         assert int(state.string_to_action(" " + name.replace("c", " C", 1) + " ")) == action
 
 
+@pytest.mark.parametrize("n", range(2, 13))
+def test_board_text_fits_80_columns_for_every_row_length(n):
+    """The engine's str(state) in whole random games (docs/protocol.md: lines of at most 80
+    columns); 12 pits a row made the pit-number lines 86 columns wide."""
+    if not _engine_available():
+        pytest.skip("meeple._core is not built")
+    game = make_game("engine", pits_per_row=n)
+    for seed in range(3):
+        state, rng = game.new_initial_state(seed=seed), random.Random(seed)
+        while True:
+            assert max(map(len, str(state).splitlines())) <= 80, str(state)
+            if state.is_terminal():
+                break
+            legal = state.legal_actions()
+            state.apply_action(int(legal[rng.randrange(len(legal))]))
+
+
 def test_r14_action_encoding_and_lenient_parsing(impl):
     state = make_game(impl).new_initial_state()
     assert state.action_to_string(4) == "3cw"

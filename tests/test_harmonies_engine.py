@@ -373,6 +373,22 @@ def test_board_string_shows_the_cell_names(side):
         assert all(text == "[.   ]" for name, text in drawn.items() if name != cell)
 
 
+def test_a_long_result_line_is_wrapped():
+    """Three players sharing a win on cubes among four: an 86-column line before it was wrapped
+    (a random game found by a review: about 1 in 216,000)."""
+    import random
+
+    state, rng = load(players=4).new_initial_state(seed=216288), random.Random(216288)
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        state.apply_action(int(legal[rng.randrange(len(legal))]))
+    lines = str(state).splitlines()
+    at = next(k for k, line in enumerate(lines) if line.startswith("Game over: "))
+    assert lines[at:at + 2] == ["Game over: players 1 and 2 and 3 share the win on cubes placed (points 18, 18,",
+                                "  18, 18)"]
+    assert max(map(len, lines)) <= 80
+
+
 @pytest.mark.parametrize("players", [1, 2, 3])
 def test_board_string_names_the_result_and_the_letters(players):
     """A finished game's text names the winner (or the shared win, or the solo points and suns) as
@@ -388,7 +404,8 @@ def test_board_string_names_the_result_and_the_letters(players):
             legal = state.legal_actions()
             state.apply_action(int(legal[rng.randrange(len(legal))]))
         returns, points = state.returns(), [state.score_breakdown(p)["total"] for p in range(players)]
-        [line] = [line for line in str(state).splitlines() if line.startswith("Game over: ")]
+        text = str(state)  # the result's line, joined again where it is wrapped
+        line = " ".join(text[text.index("Game over: "):text.index("\nTokens: ")].split())
         if players == 1:
             suns = int(returns[0])
             assert line == f"Game over: {points[0]} points, {suns} sun{'' if suns == 1 else 's'}"

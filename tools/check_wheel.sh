@@ -9,8 +9,8 @@
 #                .ci/meeple_import_check.py failing the run unless meeple and meeple._core come
 #                from that venv's site-packages
 #   5. floor     (only with CHECK_WHEEL_FLOOR_TESTS) the same venv with the oldest numpy that
-#                pyproject.toml allows, pytest -m "not slow" on those test files; skipped where
-#                that numpy has no wheel for this Python
+#                pyproject.toml allows, pytest -m "not slow" on those test files (that numpy must
+#                have a wheel for this Python: numpy 1.23 has them for CPython 3.8-3.11)
 #
 #   tools/check_wheel.sh [PYTEST_ARGS...]     e.g. tools/check_wheel.sh -m "not slow"
 #   (the whole tests/ directory unless PYTEST_ARGS name test files or directories themselves)
@@ -127,13 +127,11 @@ if [ -n "${CHECK_WHEEL_FLOOR_TESTS:-}" ]; then
   floor=$("$PY" -c 'import re, sys; m = re.search(r"\"numpy>=([0-9.]+)\"", open(sys.argv[1]).read()); print(m[1] if m else "")' \
     "$REPO/pyproject.toml")
   [ -n "$floor" ] || { echo "FAIL: no \"numpy>=X\" dependency in pyproject.toml"; exit 1; }
-  if "$VPY" -m pip install -q --only-binary=:all: "numpy==$floor.*"; then
-    "$VPY" -c 'import numpy; print("numpy", numpy.__version__)'
-    read -r -a floor_tests <<< "$CHECK_WHEEL_FLOOR_TESTS"
-    run_tests -m "not slow" "${floor_tests[@]}"
-  else
-    echo "skipped: numpy $floor.* has no wheel for $("$VPY" --version 2>&1)"
-  fi
+  "$VPY" -m pip install -q --only-binary=:all: "numpy==$floor.*" ||
+    { echo "FAIL: cannot install numpy $floor.* (a wheel for $("$VPY" --version 2>&1)?)"; exit 1; }
+  "$VPY" -c 'import numpy; print("numpy", numpy.__version__)'
+  read -r -a floor_tests <<< "$CHECK_WHEEL_FLOOR_TESTS"
+  run_tests -m "not slow" "${floor_tests[@]}"
 fi
 end_phase
 

@@ -100,7 +100,7 @@ std::string Game::to_string(const State& s) const {
   std::string margin(9, ' ');
   out << margin << " ";
   for (int k = n_; k >= 1; --k) out << cell(k) << " ";
-  out << "  Zaque (north), pit numbers\n";
+  out << "  Zaque's pits (north)\n";  // short: 12 pits a row still fit 80 columns
   out << margin << "+";
   for (int k = 0; k < n_; ++k) out << "----";
   out << "+\n" << margin << "|";
@@ -115,7 +115,7 @@ std::string Game::to_string(const State& s) const {
   for (int k = 0; k < n_; ++k) out << "----";
   out << "+\n" << margin << " ";
   for (int k = 1; k <= n_; ++k) out << cell(k) << " ";
-  out << "  Zipa (south), pit numbers\n";
+  out << "  Zipa's pits (south)\n";
   if (is_terminal(s)) {
     out << "Game over after " << s.ply << " plies: ";
     const int winner = s.stores[0] > s.stores[1] ? 0 : 1;  // its score first

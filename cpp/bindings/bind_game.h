@@ -498,7 +498,7 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
       .def(
           "reseed",
           [](S& s, py::object seed) {
-            if (seed.is_none() || !is_int(seed))
+            if (!is_int(seed))  // None too: reseed needs a seed
               throw py::type_error("reseed needs a seed: an int in 0..2**64-1, got " +
                                    py::repr(seed).cast<std::string>());
             const uint64_t value = to_seed(seed);  // checked before anything changes

@@ -1166,12 +1166,14 @@ std::string Game::to_string(const State& s) const {
   out << "\nPouch:";
   for (int c = 0; c < kColours; ++c) out << " " << kLetters[c] << int(s.pouch[c]);
   out << "; deck " << popcount32(s.deck) << " cards\n";
+  std::string status;  // the game's result, a chance draw, or whose turn
   if (s.over) {
     double r[kMaxPlayers] = {};
     returns(s, r);
-    out << "Game over: ";
+    status = "Game over: ";
     if (P == 1) {
-      out << score(s, 0).total << " points, " << r[0] << (r[0] == 1 ? " sun" : " suns");
+      const int suns = static_cast<int>(r[0]);
+      status += std::to_string(score(s, 0).total) + " points, " + std::to_string(suns) + (suns == 1 ? " sun" : " suns");
     } else {
       const double best = *std::max_element(r, r + P);
       std::string top;
@@ -1182,21 +1184,22 @@ std::string Game::to_string(const State& s) const {
         with_most = points > most_points ? 1 : with_most + (points == most_points);
         most_points = std::max(most_points, points);
       }
-      out << (tied == 1 ? "player " + top + " wins" : "players " + top + " share the win")
-          << (tied < with_most ? " on cubes placed" : "") << " (points";
-      for (int i = 0; i < P; ++i) out << (i ? ", " : " ") << score(s, i).total;
-      out << ")";
+      status += (tied == 1 ? "player " + top + " wins" : "players " + top + " share the win") +
+                (tied < with_most ? " on cubes placed" : "") + " (points";
+      for (int i = 0; i < P; ++i) status += (i ? ", " : " ") + std::to_string(score(s, i).total);
+      status += ")";
     }
   } else if (has_pending(s)) {
-    out << "Chance: drawing " << (s.pending_spaces ? "tokens" : s.pending_slots ? "display cards" : "spirit cards");
+    status = std::string("Chance: drawing ") +
+             (s.pending_spaces ? "tokens" : s.pending_slots ? "display cards" : "spirit cards");
   } else {
-    out << "Player " << int(s.turn_player) << " to move; hand:";
+    status = "Player " + std::to_string(s.turn_player) + " to move; hand:";
     std::string t;
     for (int c = 0; c < kColours; ++c) t += std::string(s.hand[c], kLetters[c]);
-    out << (t.empty() ? "-" : t) << (s.took_tokens ? ", tokens taken" : "") << (s.took_card ? ", card taken" : "");
+    status += (t.empty() ? "-" : t) + (s.took_tokens ? ", tokens taken" : "") + (s.took_card ? ", card taken" : "");
   }
-  if (s.end_triggered && !s.over) out << " (end triggered)";
-  out << "\n"
+  if (s.end_triggered && !s.over) status += " (end triggered)";
+  out << wrapped(status, "  ")
       << wrapped("Tokens: B blue, S gray, T brown, G green, Y yellow, R red; a cell lists its stack from the "
                  "bottom, * a cube", "  ");
   return out.str();

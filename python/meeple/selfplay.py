@@ -50,7 +50,6 @@ import os
 import shlex
 import signal
 import stat
-import sys
 import threading
 import time
 import warnings
@@ -238,12 +237,12 @@ def _play_processes(match: Match, indices: range, workers: int, timing: bool,
             # sees the workers die. Otherwise it fails every queued task as broken, and before
             # Python 3.12 it cannot fail a cancelled one: it printed an InvalidStateError traceback
             # (CPython gh-107219). A manager that is reading a result does not see the shutdown:
-            # its cancelled tasks get futures of their own to fail.
+            # its cancelled tasks get futures of their own to fail (at worst one is started, on a
+            # worker about to be stopped).
             executor.shutdown(wait=False, cancel_futures=True)
-            if sys.version_info < (3, 12):
-                for task in list(tasks_left.values()):  # one C call: the manager cannot change it meanwhile
-                    if task.future.cancelled():
-                        task.future = Future()
+            for task in list(tasks_left.values()):  # one C call: the manager cannot change it meanwhile
+                if task.future.cancelled():
+                    task.future = Future()
             for process in processes:
                 with contextlib.suppress(Exception):
                     process.terminate()
