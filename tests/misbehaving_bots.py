@@ -105,3 +105,17 @@ class HalfSentResult(BaseBot):
             os.write(results._writer.fileno(), struct.pack("!i", 1 << 20) + b"\x80" * 100)
             open(os.environ["MEEPLE_TEST_MARKER"], "a").close()
             time.sleep(3600)
+
+
+class HalfSentResultThenDies(BaseBot):
+    """As HalfSentResult, but the worker then ends at once (as one killed by the system would)."""
+
+    def step(self, state):
+        import gc
+        import multiprocessing.queues
+        import os
+        import struct
+
+        [results] = [o for o in gc.get_objects() if isinstance(o, multiprocessing.queues.SimpleQueue)]
+        os.write(results._writer.fileno(), struct.pack("!i", 1 << 20) + b"\x80" * 100)
+        os._exit(9)

@@ -439,6 +439,19 @@ def test_sigterm_while_a_worker_is_sending_a_result_ends_the_run(tmp_path):
                                             f"resume") and "Traceback" not in err, err
 
 
+def test_a_worker_dying_while_sending_a_result_ends_the_run(tmp_path):
+    """The pool's manager thread then waits for the rest of the message for ever and never finds
+    the pool broken: the run found the dead worker itself (it hung for ever before)."""
+    out = tmp_path / "games.jsonl"
+    died = child([sys.executable, "-m", "meeple", "selfplay", "abacuachego", "--games", "4", "--bots",
+                  "misbehaving_bots:HalfSentResultThenDies,random", "--workers", "2", "--out", str(out)],
+                 timeout=60, env=env(), cwd=tmp_path)
+    assert died.returncode == 1, died.stderr
+    line = one_line_error(died.stderr)
+    assert "a worker process died while playing games 0..3; the games written so far are kept" in line, line
+    assert out.read_bytes() == b""
+
+
 @needs_proc
 def test_workers_end_when_their_parent_is_killed(tmp_path):
     process, workers = _start_long_run(tmp_path / "games.jsonl")

@@ -51,7 +51,7 @@ import re
 import signal
 import sys
 from collections import deque
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
@@ -853,15 +853,19 @@ def _played(match: Match, indices: Iterable[int], workers: int) -> Iterator[Reco
             yield record
 
 
+CHECK_EVERY = 0.5  # seconds between results_in_order's check() calls while it waits
+
+
 def results_in_order(executor: Executor, call: Callable[[Any], Any], items: Iterable[Any], ahead: int,
                      died: Callable[[Any, Any, BaseException], Exception],
-                     fatal: tuple[type[BaseException], ...] = (BrokenProcessPool,)
-                     ) -> Generator[tuple[Any, Any], None, None]:
+                     fatal: tuple[type[BaseException], ...] = (BrokenProcessPool,),
+                     check: Callable[[], None] | None = None) -> Generator[tuple[Any, Any], None, None]:
     """(item, call(item)) for `items` in their order, the calls run by `executor` with at most
     `ahead` of them submitted at a time (items are taken as needed: a huge range is fine). A
     `fatal` error of a call raises died(its item, the last item submitted, the error) instead (a
     dead worker process: BrokenProcessPool); so does one raised by submitting an item (the pool
-    broke while an earlier call ran: died(the oldest call waited for, that item, the error)). Calls
+    broke while an earlier call ran: died(the oldest call waited for, that item, the error)), and
+    one raised by `check()`, called every CHECK_EVERY seconds while a call is waited for. Calls
     not yet taken are cancelled on the way out."""
     remaining = iter(items)
     pending: deque[tuple[Any, Future]] = deque()
@@ -881,6 +885,9 @@ def results_in_order(executor: Executor, call: Callable[[Any], Any], items: Iter
         while pending:
             item, future = pending[0]
             try:
+                if check is not None:
+                    while not wait([future], CHECK_EVERY).done:
+                        check()
                 result = future.result()
             except fatal as error:
                 raise died(item, pending[-1][0], error) from None

@@ -45,6 +45,7 @@ import io
 import json
 import math
 import multiprocessing
+import multiprocessing.connection
 import operator
 import os
 import shlex
@@ -153,6 +154,7 @@ def _play_chunk_in_worker(match: Match, timing: bool, games: range) -> list[Game
 
 
 PARENT_POLL = 1.0  # seconds between a worker's checks that its parent is still alive
+WORKER_GRACE = 2.0  # seconds a dead worker may go unnoticed by the pool before the run ends
 
 
 def _init_worker(parent: int) -> None:
@@ -219,8 +221,21 @@ def _play_processes(match: Match, indices: range, workers: int, timing: bool,
             return WorkerDied(first.start, first.stop - 1, str(error))
         return WorkerDied(first.start, last.stop - 1, main_guard_hint("spawn") if first.start == indices.start else "")
 
+    dead_since: dict[Any, float] = {}  # by sentinel
+
+    def check() -> None:
+        """A worker that ended while it was sending a result leaves the pool's manager thread
+        waiting for the rest of the message for ever, and the pool is never found broken: a worker
+        still dead after WORKER_GRACE seconds (the manager sees other deaths at once) breaks it."""
+        with contextlib.suppress(ValueError, OSError):  # a process closed meanwhile
+            sentinels = [p.sentinel for p in list((executor._processes or {}).values())]
+            now = time.monotonic()
+            for sentinel in multiprocessing.connection.wait(sentinels, 0):
+                if now - dead_since.setdefault(sentinel, now) >= WORKER_GRACE:
+                    raise BrokenProcessPool("a worker process ended while sending its games")
+
     results = results_in_order(executor, functools.partial(_play_chunk_in_worker, match, timing), tasks,
-                               8 * workers, died, (BrokenProcessPool, _BotEndedWorker))
+                               8 * workers, died, (BrokenProcessPool, _BotEndedWorker), check)
     try:
         for _, games in results:
             yield from games
