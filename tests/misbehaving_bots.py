@@ -88,21 +88,37 @@ class ExitsWhenMade(BaseBot):
         raise SystemExit(0)
 
 
+
+def _pools_result_queue():
+    """The result queue of the ProcessPoolExecutor worker this runs in (its worker function's)."""
+    import sys
+
+    frame = sys._getframe()
+    while frame.f_code.co_name != "_process_worker":
+        frame = frame.f_back
+    return frame.f_locals["result_queue"]
+
+
+def _send_half_a_result(results) -> None:
+    """The start of a 1 MiB message: the pool's manager thread then waits for the rest."""
+    import os
+    import struct
+
+    os.write(results._writer.fileno(), struct.pack("!i", 1 << 20) + b"\x80" * 100)
+
+
 class HalfSentResult(BaseBot):
-    """In a `selfplay --workers` worker: writes the start of a result message to the pool's result
-    pipe, as a worker stopped while sending a result leaves it, touches the file named by
+    """In a process-pool worker: writes the start of a result message to the pool's result pipe,
+    as a worker stopped while sending a result leaves it, touches the file named by
     $MEEPLE_TEST_MARKER, and waits to be stopped."""
 
     def step(self, state):
-        import gc
-        import multiprocessing.queues
         import os
-        import struct
         import time
 
-        [results] = [o for o in gc.get_objects() if isinstance(o, multiprocessing.queues.SimpleQueue)]
+        results = _pools_result_queue()
         with results._wlock or contextlib.nullcontext():  # the other worker then waits to send
-            os.write(results._writer.fileno(), struct.pack("!i", 1 << 20) + b"\x80" * 100)
+            _send_half_a_result(results)
             open(os.environ["MEEPLE_TEST_MARKER"], "a").close()
             time.sleep(3600)
 
@@ -111,11 +127,7 @@ class HalfSentResultThenDies(BaseBot):
     """As HalfSentResult, but the worker then ends at once (as one killed by the system would)."""
 
     def step(self, state):
-        import gc
-        import multiprocessing.queues
         import os
-        import struct
 
-        [results] = [o for o in gc.get_objects() if isinstance(o, multiprocessing.queues.SimpleQueue)]
-        os.write(results._writer.fileno(), struct.pack("!i", 1 << 20) + b"\x80" * 100)
+        _send_half_a_result(_pools_result_queue())
         os._exit(9)

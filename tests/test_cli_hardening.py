@@ -452,6 +452,20 @@ def test_a_worker_dying_while_sending_a_result_ends_the_run(tmp_path):
     assert out.read_bytes() == b""
 
 
+def test_a_worker_dying_while_sending_a_result_raises_worker_died_from_play_games(tmp_path):
+    """bots.play_games (the library's own pool) as selfplay: it waited for ever."""
+    script = ("import meeple\n"
+              "from meeple.bots import Match, WorkerDied, play_games\n"
+              "match = Match(meeple.load('abacuachego'), ('misbehaving_bots:HalfSentResultThenDies', 'random'))\n"
+              "try:\n"
+              "    list(play_games(match, range(4), workers=2))\n"
+              "except WorkerDied as e:\n"
+              "    print('WorkerDied', e.first, e.last)\n")
+    done = child([sys.executable, "-c", script], timeout=60, env=env(), cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith("WorkerDied 0 "), done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+
+
 @needs_proc
 def test_workers_end_when_their_parent_is_killed(tmp_path):
     process, workers = _start_long_run(tmp_path / "games.jsonl")

@@ -46,10 +46,12 @@ import contextlib
 import importlib
 import inspect
 import multiprocessing
+import multiprocessing.connection
 import random
 import re
 import signal
 import sys
+import time
 from collections import deque
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -845,15 +847,75 @@ def _played(match: Match, indices: Iterable[int], workers: int) -> Iterator[Reco
     def died(first: int, last: int, error: BaseException) -> WorkerDied:
         return WorkerDied(first, last, "" if returned_any else main_guard_hint(multiprocessing.get_start_method()))
 
-    # The results closed before the pool: a run stopped early cancels its queued games.
-    with ProcessPoolExecutor(workers, initializer=_ignore_interrupts) as executor, \
-            contextlib.closing(results_in_order(executor, match.play, indices, 4 * workers, died)) as results:
-        for _, record in results:
-            returned_any = True
-            yield record
+    # The results closed before the pool: a run stopped early cancels its queued games (the games
+    # being played are finished first). A broken pool is stopped at once.
+    with ProcessPoolExecutor(workers, initializer=_ignore_interrupts) as executor:
+        try:
+            with contextlib.closing(results_in_order(executor, match.play, indices, 4 * workers, died,
+                                                     check=dead_worker_check(executor))) as results:
+                for _, record in results:
+                    returned_any = True
+                    yield record
+        except WorkerDied:
+            stop_pool(executor)
+            raise
 
 
 CHECK_EVERY = 0.5  # seconds between results_in_order's check() calls while it waits
+WORKER_GRACE = 2.0  # seconds a dead worker may go unnoticed by its pool before dead_worker_check says so
+
+
+def dead_worker_check(executor: ProcessPoolExecutor) -> Callable[[], None]:
+    """A `check` for results_in_order: BrokenProcessPool once a worker of `executor` has been dead
+    for WORKER_GRACE seconds. A worker that ended while it was sending a result leaves the pool's
+    manager thread waiting for the rest of the message for ever, and the pool is never found
+    broken (the manager sees other deaths at once)."""
+    dead_since: dict[Any, float] = {}  # by sentinel
+
+    def check() -> None:
+        with contextlib.suppress(ValueError, OSError):  # a process closed meanwhile
+            sentinels = [p.sentinel for p in list((executor._processes or {}).values())]
+            now = time.monotonic()
+            for sentinel in multiprocessing.connection.wait(sentinels, 0):
+                if now - dead_since.setdefault(sentinel, now) >= WORKER_GRACE:
+                    raise BrokenProcessPool("a worker process ended while sending results")
+
+    return check
+
+
+def stop_pool(executor: ProcessPoolExecutor) -> None:
+    """Stops `executor` at once: its queued calls cancelled, its workers' calls stopped (the
+    workers terminated); then ``executor.shutdown(wait=True)`` returns at once."""
+    # Taken before shutdown(), which lets go of them.
+    processes = list((executor._processes or {}).values())
+    manager: Any = getattr(executor, "_executor_manager_thread", None)  # a Thread (typeshed says otherwise)
+    results_pipe: Any = getattr(executor, "_result_queue", None)
+    tasks_left: dict[int, Any] = getattr(executor, "_pending_work_items", {})
+    # Shut down first: the pool's manager thread then drops the cancelled tasks before it
+    # sees the workers die. Otherwise it fails every queued task as broken, and before
+    # Python 3.12 it cannot fail a cancelled one: it printed an InvalidStateError traceback
+    # (CPython gh-107219). A manager that is reading a result does not see the shutdown:
+    # its cancelled tasks get futures of their own to fail (at worst one is started, on a
+    # worker about to be stopped).
+    executor.shutdown(wait=False, cancel_futures=True)
+    for task in list(tasks_left.values()):  # one C call: the manager cannot change it meanwhile
+        if task.future.cancelled():
+            task.future = Future()
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
+    for process in processes:
+        process.join(5)
+        if process.is_alive():
+            process.kill()
+            process.join()
+    # A worker stopped while it was sending a result leaves the manager thread waiting for
+    # the rest of that message for ever: this process holds a write end of the pipe too.
+    # Closing it, the workers being gone, ends that read (the pool then reads as broken).
+    with contextlib.suppress(Exception):
+        results_pipe._writer.close()
+    if manager is not None:
+        manager.join()
 
 
 def results_in_order(executor: Executor, call: Callable[[Any], Any], items: Iterable[Any], ahead: int,

@@ -45,7 +45,6 @@ import io
 import json
 import math
 import multiprocessing
-import multiprocessing.connection
 import operator
 import os
 import shlex
@@ -56,7 +55,7 @@ import time
 import warnings
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,7 +64,8 @@ from typing import IO, Any
 import numpy as np
 
 from . import _arguments
-from .bots import Match, WorkerDied, derive_seed, main_guard_hint, results_in_order, visit_shares
+from .bots import (Match, WorkerDied, dead_worker_check, derive_seed, main_guard_hint, results_in_order, stop_pool,
+                   visit_shares)
 from .serialization import RECORD_SCHEMA, Record
 
 __all__ = ["Game", "Summary", "Existing", "ResumeError", "OutputError", "RayUnavailable", "WorkerDied", "run", "play",
@@ -154,7 +154,6 @@ def _play_chunk_in_worker(match: Match, timing: bool, games: range) -> list[Game
 
 
 PARENT_POLL = 1.0  # seconds between a worker's checks that its parent is still alive
-WORKER_GRACE = 2.0  # seconds a dead worker may go unnoticed by the pool before the run ends
 
 
 def _init_worker(parent: int) -> None:
@@ -221,21 +220,8 @@ def _play_processes(match: Match, indices: range, workers: int, timing: bool,
             return WorkerDied(first.start, first.stop - 1, str(error))
         return WorkerDied(first.start, last.stop - 1, main_guard_hint("spawn") if first.start == indices.start else "")
 
-    dead_since: dict[Any, float] = {}  # by sentinel
-
-    def check() -> None:
-        """A worker that ended while it was sending a result leaves the pool's manager thread
-        waiting for the rest of the message for ever, and the pool is never found broken: a worker
-        still dead after WORKER_GRACE seconds (the manager sees other deaths at once) breaks it."""
-        with contextlib.suppress(ValueError, OSError):  # a process closed meanwhile
-            sentinels = [p.sentinel for p in list((executor._processes or {}).values())]
-            now = time.monotonic()
-            for sentinel in multiprocessing.connection.wait(sentinels, 0):
-                if now - dead_since.setdefault(sentinel, now) >= WORKER_GRACE:
-                    raise BrokenProcessPool("a worker process ended while sending its games")
-
     results = results_in_order(executor, functools.partial(_play_chunk_in_worker, match, timing), tasks,
-                               8 * workers, died, (BrokenProcessPool, _BotEndedWorker), check)
+                               8 * workers, died, (BrokenProcessPool, _BotEndedWorker), dead_worker_check(executor))
     try:
         for _, games in results:
             yield from games
@@ -243,36 +229,7 @@ def _play_processes(match: Match, indices: range, workers: int, timing: bool,
     finally:
         results.close()  # cancels the queued tasks
         if not finished:  # stop the games being played now: they would be thrown away
-            # Taken before shutdown(), which lets go of them.
-            processes = list((executor._processes or {}).values())
-            manager: Any = getattr(executor, "_executor_manager_thread", None)  # a Thread (typeshed says otherwise)
-            results_pipe: Any = getattr(executor, "_result_queue", None)
-            tasks_left: dict[int, Any] = getattr(executor, "_pending_work_items", {})
-            # Shut down first: the pool's manager thread then drops the cancelled tasks before it
-            # sees the workers die. Otherwise it fails every queued task as broken, and before
-            # Python 3.12 it cannot fail a cancelled one: it printed an InvalidStateError traceback
-            # (CPython gh-107219). A manager that is reading a result does not see the shutdown:
-            # its cancelled tasks get futures of their own to fail (at worst one is started, on a
-            # worker about to be stopped).
-            executor.shutdown(wait=False, cancel_futures=True)
-            for task in list(tasks_left.values()):  # one C call: the manager cannot change it meanwhile
-                if task.future.cancelled():
-                    task.future = Future()
-            for process in processes:
-                with contextlib.suppress(Exception):
-                    process.terminate()
-            for process in processes:
-                process.join(5)
-                if process.is_alive():
-                    process.kill()
-                    process.join()
-            # A worker stopped while it was sending a result leaves the manager thread waiting for
-            # the rest of that message for ever: this process holds a write end of the pipe too.
-            # Closing it, the workers being gone, ends that read (the pool then reads as broken).
-            with contextlib.suppress(Exception):
-                results_pipe._writer.close()
-            if manager is not None:
-                manager.join()
+            stop_pool(executor)
         executor.shutdown(wait=True, cancel_futures=True)
 
 
