@@ -4,6 +4,7 @@ another command is refused; MCTS plays; the Ray path gives the same file (if Ray
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 import re
@@ -271,33 +272,46 @@ def test_a_second_run_into_the_same_file_is_refused(capsys, tmp_path, reference_
     assert path.read_bytes() == reference_file.read_bytes()
 
 
+class _OutputFile:
+    """The file selfplay writes its games to, with ``write(file, data)`` in place of its own
+    write (see patch_output_writes)."""
+
+    def __init__(self, file, write):
+        self.file, self._write = file, write
+
+    def write(self, data):
+        return self._write(self.file, data)
+
+    def __getattr__(self, name):
+        return getattr(self.file, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.file.close()
+
+
+def patch_output_writes(monkeypatch, write):
+    """Makes selfplay's output file write through ``write(file, data)``; returns the real os.fdopen."""
+    real_fdopen = os.fdopen
+    monkeypatch.setattr(selfplay.os, "fdopen", lambda *a, **k: _OutputFile(real_fdopen(*a, **k), write))
+    return real_fdopen
+
+
 def test_a_full_disk_ends_the_run_with_a_message_and_a_resumable_file(capsys, tmp_path, reference_file, monkeypatch):
     """Writes fail after 3 games' worth of bytes (one cut short): exit 1 with a message, the file
     holds the whole games only, and a rerun with room completes it."""
     room = len(b"".join(reference_file.read_bytes().splitlines(keepends=True)[:3])) + 50
-    real_fdopen = os.fdopen
 
-    class FullDisk:
-        def __init__(self, file):
-            self.file = file
+    def full_disk(file, data):
+        if file.tell() + len(data) > room:
+            if file.tell() < room:
+                file.write(bytes(data)[:room - file.tell()])
+            raise OSError(28, "No space left on device")
+        return file.write(data)
 
-        def write(self, data):
-            if self.file.tell() + len(data) > room:
-                if self.file.tell() < room:
-                    self.file.write(bytes(data)[:room - self.file.tell()])
-                raise OSError(28, "No space left on device")
-            return self.file.write(data)
-
-        def __getattr__(self, name):
-            return getattr(self.file, name)
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.file.close()
-
-    monkeypatch.setattr(selfplay.os, "fdopen", lambda *a, **k: FullDisk(real_fdopen(*a, **k)))
+    real_fdopen = patch_output_writes(monkeypatch, full_disk)
     path = tmp_path / "games.jsonl"
     code, _, err = run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)
     assert code == 1 and "Traceback" not in err
@@ -312,29 +326,15 @@ def test_a_full_disk_ends_the_run_with_a_message_and_a_resumable_file(capsys, tm
 def test_an_interrupt_as_a_write_returns_counts_the_game_written(tmp_path, reference_file, monkeypatch):
     """SIGTERM or Ctrl-C is raised when the write of a game's line returns, before the writer
     counts it: the note still counts the games in the file (it said one fewer)."""
-    real_fdopen = os.fdopen
+    writes = itertools.count(1)
 
-    class InterruptAfterThirdWrite:
-        def __init__(self, file):
-            self.file, self.writes = file, 0
+    def interrupt_after_the_third(file, data):
+        written = file.write(data)
+        if next(writes) == 3:
+            raise KeyboardInterrupt
+        return written
 
-        def write(self, data):
-            written = self.file.write(data)
-            self.writes += 1
-            if self.writes == 3:
-                raise KeyboardInterrupt
-            return written
-
-        def __getattr__(self, name):
-            return getattr(self.file, name)
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.file.close()
-
-    monkeypatch.setattr(selfplay.os, "fdopen", lambda *a, **k: InterruptAfterThirdWrite(real_fdopen(*a, **k)))
+    patch_output_writes(monkeypatch, interrupt_after_the_third)
     path = tmp_path / "games.jsonl"
     with pytest.raises(KeyboardInterrupt) as interrupted:
         selfplay.run(Match(meeple.load("abacuachego"), ("mcts:40", "random"), seed=3), 12, path)
