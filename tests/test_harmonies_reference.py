@@ -485,6 +485,101 @@ def test_p03_p13_pattern_on_the_board_edge(impl):
     assert is_legal(load(impl, position(boards=[board, {}], cards=[[(1, 0)], []])), "cube crocodile 0,0")
 
 
+# Stack codes of the cards' patterns as token lists (cards.json "stack_codes"; B: a red on a gray).
+PATTERN_STACKS = {"W": ["blue"], "F": ["yellow"], "T1": ["green"], "T2": ["brown", "green"],
+                  "T3": ["brown", "brown", "green"], "M1": ["gray"], "M2": ["gray", "gray"],
+                  "M3": ["gray", "gray", "gray"], "B": ["gray", "red"]}
+
+
+def rotated(q, r, turns):
+    """Axial (q, r) turned `turns` times 60 degrees clockwise: N -> NE -> SE -> S -> SW -> NW."""
+    for _ in range(turns):
+        q, r = -r, q + r
+    return q, r
+
+
+def mirrored(q, r):
+    """Axial (q, r) reflected left-right (N and S stay, NE <-> NW, SE <-> SW)."""
+    return -q, q + r
+
+
+def orientations(pattern):
+    """The 12 orientations of a card pattern (6 rotations, each also mirrored), as sets of
+    (q, r, stack, cube)."""
+    out = []
+    for mirror in (False, True):
+        for turns in range(6):
+            cells = set()
+            for cell in pattern:
+                q, r = mirrored(cell["q"], cell["r"]) if mirror else (cell["q"], cell["r"])
+                cells.add((*rotated(q, r, turns), cell["stack"], bool(cell.get("cube"))))
+            out.append(cells)
+    return out
+
+
+def offset_cell(q, r, side="A"):
+    """The board cell name of axial (q, r) (odd-q layout: column q, odd columns shifted down), or
+    None off the board."""
+    row = r + (q - (q & 1)) // 2
+    columns = COLUMNS[side]
+    return f"{q},{row}" if 0 <= q < len(columns) and 0 <= row < columns[q] else None
+
+
+def axial(cell):
+    col, row = map(int, cell.split(","))
+    return col, row - (col - (col & 1)) // 2
+
+
+def test_p03_offset_geometry_matches_the_neighbour_table():
+    # The helpers above, against the hand geometry of the module docstring.
+    q, r = axial("2,2")
+    ring = [offset_cell(q + dq, r + dr) for dq, dr in [rotated(0, -1, k) for k in range(6)]]
+    assert ring == RING_2_2
+    assert all(offset_cell(*axial(cell)) == cell for side in CELLS for cell in CELLS[side] if side == "A")
+
+
+def test_p03_no_card_is_chiral():
+    # cards.json: "no card is chiral, so reflections change nothing": matching the 6 rotations
+    # alone (as both implementations do) is then matching every orientation.
+    for card in CARDS["animal_cards"] + CARDS["spirit_cards"]:
+        shapes = orientations(card["pattern"])
+        assert all(shape in shapes[:6] for shape in shapes[6:]), card["name"]
+
+
+@pytest.mark.parametrize("card_id", sorted(CARD))
+def test_p03_p13_every_card_in_every_orientation(impl, card_id):
+    """Each card's pattern, built alone on an empty side A board in each of its 12 orientations
+    (wherever it first fits), takes the card's cube on its cube cell; without any one of its
+    tokens it does not. The cells come from cards.json's axial coordinates through this file's
+    own geometry, not the implementations'."""
+    card = CARD[card_id]
+    spirit = card_id >= 33
+    name = ("spirit-" if spirit else "") + card["name"]
+    seen = set()
+    for shape in orientations(card["pattern"]):
+        if frozenset(shape) in seen:
+            continue
+        seen.add(frozenset(shape))
+        for anchor in CELLS["A"]:
+            aq, ar = axial(anchor)
+            cells = {offset_cell(aq + q, ar + r): (stack, cube) for q, r, stack, cube in shape}
+            if None not in cells:
+                break
+        else:
+            raise AssertionError(f"{card['name']}: an orientation fits nowhere on side A")
+        board = {cell: PATTERN_STACKS[stack] for cell, (stack, _) in cells.items()}
+        cube = next(cell for cell, (_, is_cube) in cells.items() if is_cube)
+        other = [(next(i for i in SPIRITS if i != card_id), 0)] if spirit else []
+        d = position(spirits=spirit, boards=[board, {}], cards=[[(card_id, 0)], other], cubes=[[], None])
+        assert is_legal(load(impl, d, spirits=spirit), f"cube {name} {cube}"), (sorted(shape), anchor)
+        for missing in board:
+            partial = {cell: stack for cell, stack in board.items() if cell != missing}
+            d = position(spirits=spirit, boards=[partial, {}], cards=[[(card_id, 0)], other], cubes=[[], None])
+            state = load(impl, d, spirits=spirit)
+            assert not any(n.startswith(f"cube {name} ") for n in legal_names(state)), (sorted(shape), missing)
+    assert len(seen) in (1, 2, 3, 6)  # the distinct rotations of a hex shape
+
+
 def test_p03_building_code(impl):
     # Lizard (8): F, F, B(cube) in a line. B = red on exactly one red/brown/gray.
     for base, ok in [(["red"], True), (["brown"], True), (["gray"], True), ([], False)]:
@@ -761,6 +856,38 @@ def test_p16_d3_pouch_short_at_a_refill(impl):
         assert sum(1 for s in plain(state.to_dict())["central"] if not s) == 4
 
 
+def test_p16_d3_the_refill_that_empties_the_pouch_does_not_trigger(impl):
+    # The pouch always holds a multiple of 3 (105 - 3k in multiplayer): the reachable last refill
+    # takes its last 3 tokens and triggers nothing; the next player's refill finds none, triggers
+    # the end, and that round is finished (D3: the 36th refill with 4 players is the last). With
+    # fewer players the boards fill before the pouch runs out.
+    players = 4
+    central = [[]] + [["blue"] * 3] * 4
+    rest = {c: POUCH[c] - tokens(central)[c] for c in COLOURS}
+    rest["yellow"] -= 3
+    boards = fill_board(rest, "A", players=players)
+    for chance in ("implicit", "explicit"):
+        d = position(players=players, boards=boards, central=central, took_tokens=True)
+        assert d["pouch"] == dict(dict.fromkeys(COLOURS, 0), yellow=3)
+        state = load(impl, d, chance=chance)
+        play(state, "end")
+        if chance == "explicit":
+            play(state, *["draw yellow"] * 3)
+            while state.is_chance_node():  # the display slot a card left (none was taken: no draw)
+                state.apply_action(int(state.legal_actions()[0]))
+        d = plain(state.to_dict())
+        assert d["central"][0] == ["yellow"] * 3 and sum(d["pouch"].values()) == 0
+        assert not d["end_triggered"] and int(state.current_player()) == 1
+        full_turn(state)  # player 1 takes a space; its refill finds the pouch empty
+        d = plain(state.to_dict())
+        assert d["end_triggered"] and not state.is_terminal()
+        for player in range(2, players):
+            assert int(state.current_player()) == player
+            full_turn(state)
+        assert state.is_terminal()
+        assert [p["turns"] for p in plain(state.to_dict())["players"]] == [4] * players
+
+
 def test_p17_d4_solo_refills_and_end(impl):
     # Solo: at the end the 6 other tokens leave, the 3 spaces are refilled in order.
     d = position(players=1, central=[[], ["red"] * 3, ["yellow"] * 3], took_tokens=True,
@@ -798,6 +925,28 @@ def test_p17_d4_solo_refills_and_end(impl):
     state = load(impl, d, players=1, chance="explicit")
     play(state, "end")
     assert state.is_terminal()
+
+
+@pytest.mark.parametrize("chance", ["implicit", "explicit"])
+def test_p17_d4_solo_pouch_of_9_and_of_3(impl, chance):
+    # Solo turns take 9 tokens from the pouch (111 - 9k): the reachable ends. 9 tokens refill the
+    # three spaces and trigger nothing; 3 refill space 0 and end the game at once (D4).
+    for pouch, central, over in ((9, [["blue"] * 3] * 3, False), (3, [["blue"] * 3, [], []], True)):
+        d = position(players=1, central=[[], ["red"] * 3, ["yellow"] * 3], took_tokens=True,
+                     took_card=True, display=[None, 2, 3], cards=[[(1, 0)]],
+                     pouch=dict(dict.fromkeys(COLOURS, 0), blue=pouch))
+        state = load(impl, d, players=1, chance=chance)
+        play(state, "end")
+        if chance == "explicit":
+            assert plain(state.to_dict())["pending"]["spaces"] == ([0, 1, 2] if pouch == 9 else [0])
+            play(state, *["draw blue"] * pouch)
+            if not over:
+                play(state, "draw card 4")  # the display slot the card left
+        d = plain(state.to_dict())
+        assert d["central"] == central and sum(d["pouch"].values()) == 0
+        assert d["end_triggered"] == over and state.is_terminal() == over, pouch
+        if not over:
+            assert int(state.current_player()) == 0 and d["display"][0] is not None
 
 
 def test_p15_d2_solo_discard(impl):
@@ -1064,6 +1213,42 @@ def test_r10_move_number_leaves_room_for_the_rest_of_the_game(impl, move_number,
     state = load(impl, d)
     play(state, "take 1")
     assert int(state.move_number()) == move_number + 1
+
+
+def finished_cards_worth(points):
+    """Finished animal cards [(id, cubes)] whose points add up to exactly `points` (None if none
+    do), fewest cubes first: a depth-first search over the cards' full scores."""
+    full = sorted(((c["points"][-1], len(c["points"]), c["id"]) for c in CARDS["animal_cards"]), reverse=True)
+
+    def search(start, left, cubes):
+        if left == 0:
+            return []
+        for k in range(start, len(full)):
+            value, count, card_id = full[k]
+            if value <= left and cubes + count <= 20:  # a cube a cell of the 21 filled
+                rest = search(k + 1, left - value, cubes + count)
+                if rest is not None:
+                    return [(card_id, count)] + rest
+        return None
+
+    return search(0, points, 0)
+
+
+@pytest.mark.parametrize("points", [89, 90, 109, 110, 129, 130, 139, 140, 149, 150, 159, 160])
+def test_p24_sun_thresholds_of_whole_games(impl, points):
+    """Point 24's thresholds at each boundary, through a finished solo game (side A, no spirits:
+    +1 and +2): ten 3-high trees (70 points), lone trees (1 each) and finished animal cards."""
+    cards = next(cards for t1 in range(10) if (cards := finished_cards_worth(points - 70 - t1)) is not None)
+    t1 = points - 70 - sum(CARD[i]["points"][-1] for i, _ in cards)
+    board = solo_board(10, 0, t1)
+    d = position(players=1, boards=[board], cards=[cards], took_tokens=True,
+                 central=[[], ["blue"] * 3, ["blue"] * 3])
+    state = load(impl, d, players=1)
+    assert int(state.score_breakdown(0)["total"]) == points
+    play(state, "end")
+    assert state.is_terminal()
+    thresholds = (40, 70, 90, 110, 130, 140, 150, 160)
+    assert [float(r) for r in state.returns()] == [float(sum(points >= t for t in thresholds) + 1 + 2)]
 
 
 def test_p24_sun_thresholds():
