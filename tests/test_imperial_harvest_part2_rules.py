@@ -38,6 +38,11 @@ def card_ap(ident):
     return entry.get("ap", DEFAULTS["ap"])
 
 
+def card_slots(ident):
+    entry = next(c for c in _CHARS["characters"] if c["id"] == ident)
+    return entry.get("item_slots", DEFAULTS["item_slots"])
+
+
 def bonus_ap(ident):
     entry = next(c for c in _CHARS["characters"] if c["id"] == ident)
     return dict(DEFAULTS["strawberry"], **entry.get("strawberry", {}))["bonus_ap"]
@@ -53,6 +58,7 @@ from test_imperial_harvest_rules import (
     ints,
     legal,
     make_game,
+    picking,
     plain,
 )
 from test_imperial_harvest_rules import play as do
@@ -234,6 +240,10 @@ def test_aura_blocks_active_abilities_only(impl):
     assert not {a for a in legal(state) if a.split()[0] in ("flip", "horns", "charge")}
     put(d, 4, 6, 6)  # Nymph two cells away: no Aura
     assert "flip" in legal(load(impl, d, SET_A))
+    put(d, 4, 4, 4)  # on the Minotaur's own cell: under her Aura too
+    assert not {a for a in legal(load(impl, d, SET_A)) if a.split()[0] in ("flip", "horns", "charge")}
+    put(d, 4, 5, 5)  # diagonal: not orthogonally next to her, no Aura
+    assert "flip" in legal(load(impl, d, SET_A))
 
 
 def test_aura_passives_still_work_and_agility_is_not_blocked(impl):
@@ -280,6 +290,21 @@ def test_changeling_cannot_borrow_puppetry(impl):
     assert "grapple 4,3 3,3" in options
 
 
+def test_changeling_lends_nothing_across_a_hedge(impl):
+    """Point 51: the lender must be adjacent (point 12): the Monk across a hedge lends nothing,
+    the same Monk without the hedge lends Grapple, Dragon Pounce and Plant."""
+    d = base(impl, SET_B)
+    put(d, 5, 4, 4, "n")        # Nymph (raiders)
+    put(d, 0, 4, 3, "s")        # Monk north of her
+    put(d, 1, 0, 8)             # Regent and imperial Bard far away
+    put(d, 2, 0, 9)
+    acting(d, 5, 3)
+    borrowed = {"grapple", "pounce", "plant"}
+    assert {a.split()[0] for a in legal(load(impl, d, SET_B))} >= borrowed
+    d["hedges"] = [[[4, 3], [4, 4]]]
+    assert not [a for a in legal(load(impl, d, SET_B)) if a.split()[0] in borrowed]
+
+
 # ============================================================================ Puppetry
 
 def test_puppetry_acts_from_the_puppet_and_the_puppeteer_pays(impl):
@@ -318,6 +343,64 @@ def test_puppetry_targets(impl):
     assert "puppet 5,5" not in legal(load(impl, d, SET_C))
 
 
+SET_P = "puppeteer,monk,regent/skin_changer,hound,nymph"     # 0 puppeteer 3 skin-changer
+SET_Q = "puppeteer,monk,regent/barbarian,nymph,hound"        # 0 puppeteer 1 monk 3 barbarian
+
+
+def test_puppetry_excludes_sprint_and_needs_an_affordable_action(impl):
+    """Point 54 / D31: a puppeted Skin-Changer offers Wolf Form only, never Sprint (its free moves
+    would fall to the Puppeteer), though the AP would pay for it; `puppet` needs an affordable
+    puppet action."""
+    assert ability("sprint") <= 3
+    d = base(impl, SET_P)
+    put(d, 0, 4, 4, "n")
+    put(d, 3, 5, 4, "n")
+    acting(d, 0, 3)
+    state = load(impl, d, SET_P)
+    do(state, "puppet 5,4")
+    assert legal(state) == {"wolf"}
+    acting(d, 0, ability("wolf_form"))
+    assert "puppet 5,4" in legal(load(impl, d, SET_P))
+    acting(d, 0, ability("wolf_form") - 1)
+    assert not [a for a in legal(load(impl, d, SET_P)) if a.startswith("puppet")]
+
+
+def test_a_puppet_that_defeats_the_puppeteer_ends_its_activation(impl):
+    """Point 54: the puppet attacks its own enemies, the Puppeteer included; the Puppeteer's
+    activation ends with its defeat (the first of the turn: respawn, then `pick`)."""
+    d = base(impl, SET_Q)
+    put(d, 0, 4, 4, "n")        # Puppeteer (imperial)
+    put(d, 3, 5, 4, "w")        # Barbarian (raiders) next to it
+    put(d, 1, 0, 2)
+    put(d, 2, 0, 3)
+    acting(d, 0, 3, resting=2)
+    state = load(impl, d, SET_Q)
+    do(state, "puppet 5,4")
+    assert "axe 4,4" in legal(state)
+    do(state, "axe 4,4")
+    after = dict_of(state)
+    assert after["characters"][0]["cell"] is None and after["respawn_queue"] == [0]
+    assert (after["phase"], after["resume_phase"], after["active"], after["done"]) == (
+        "respawn", "pick", None, [0])
+    assert after["activation"]["puppet"] is None
+
+
+def test_d20_a_puppets_grapple_uses_up_the_activations_grapple(impl):
+    """D20: "once per turn" is a flag of the activation in progress: after a puppet Monk's Grapple,
+    puppeting the Monk again offers Plant and Dragon Pounce but no Grapple."""
+    d = base(impl, SET_Q)
+    put(d, 0, 4, 4, "n")        # Puppeteer
+    put(d, 1, 5, 4, "n")        # Monk, its ally, the puppet
+    put(d, 3, 5, 5, "n")        # Barbarian next to the Monk
+    acting(d, 0, 5)
+    state = load(impl, d, SET_Q)
+    do(state, "puppet 5,4")
+    assert {a.split()[0] for a in legal(state)} == {"grapple", "plant", "pounce"}
+    do(state, "grapple 5,5 6,5", "puppet 5,4")
+    assert dict_of(state)["activation"]["grapple_used"]
+    assert {a.split()[0] for a in legal(state)} == {"plant", "pounce"}
+
+
 # ============================================================================ Territorial
 
 def test_territorial_steps_and_diagonal_middle_cell(impl):
@@ -347,6 +430,27 @@ def test_territorial_grapple_landing(impl):
     assert "grapple 3,4 5,4" in options          # an ally of the Hound
 
 
+def test_territorial_charm_and_compulsion(impl):
+    """Point 44 / D25: forced steps obey Territorial: the Sorceress may charm or compel an ally of
+    the Hound into the Hound's cell (east), never an enemy of it."""
+    teams = "sorceress,monk,regent/barbarian,hound,nymph"     # 0 sorceress 3 barbarian 4 hound
+    d = base(impl, teams)
+    put(d, 0, 4, 6, "n")        # Sorceress looks north at the Barbarian
+    put(d, 3, 4, 4, "s")
+    put(d, 4, 5, 4, "n")        # Hound east of the Barbarian, its ally
+    acting(d, 0, 3)
+    forced = {a for a in legal(load(impl, d, teams)) if a.startswith(("charm", "compel"))}
+    assert forced == {f"{w} 4,4 {dd}" for w in ("charm", "compel") for dd in "nesw"}
+    teams = "barbarian,hound,nymph/sorceress,monk,regent"     # 1 hound 3 sorceress 4 monk
+    d = base(impl, teams)
+    put(d, 3, 4, 6, "n")
+    put(d, 4, 4, 4, "s")        # Monk (raiders), an enemy of the Hound
+    put(d, 1, 5, 4, "n")
+    acting(d, 3, 3)
+    forced = {a for a in legal(load(impl, d, teams)) if a.startswith(("charm", "compel"))}
+    assert forced == {f"{w} 4,4 {dd}" for w in ("charm", "compel") for dd in "nsw"}
+
+
 # ============================================================================ Regent, sentries
 
 def test_sentry_placement_limits(impl):
@@ -364,6 +468,37 @@ def test_sentry_placement_limits(impl):
     assert not [a for a in legal(state) if a.startswith("sentry")]   # at most 2 on the board
     assert "move e" in legal(state)      # a sentry is a token: sharing needs AP left
     assert "axe" not in " ".join(legal(state))
+
+
+def test_sentry_placement_needs_a_free_legal_step_and_takes_the_lowest_token(impl):
+    """Point 60: a sentry goes on a neighbour that is a legal step target (not across a hedge, not
+    water) holding no token; the lowest off-board sentry token is the one placed."""
+    d = base(impl, SET_A)
+    put(d, 0, 3, 4, "n")        # Regent: 2,4 (west) is moat water
+    put(d, 1, 4, 4, "n")        # Hound on the east neighbour
+    d["hedges"] = [[[3, 3], [3, 4]]]     # a hedge on the north edge
+    acting(d, 0, 3)
+    placements = {a for a in legal(load(impl, d, SET_A)) if a.startswith("sentry")}
+    assert placements == {f"sentry s {f}" for f in "nesw"}
+    d = base(impl, SET_A)
+    put(d, 0, 4, 4, "n")
+    d["sentries"] = [None, {"cell": [6, 6], "facing": "n"}]
+    acting(d, 0, 3)
+    state = load(impl, d, SET_A)
+    do(state, "sentry e n")
+    assert dict_of(state)["sentries"] == [{"cell": [5, 4], "facing": "n"},
+                                          {"cell": [6, 6], "facing": "n"}]
+
+
+def test_a_sentry_is_never_a_pass_target(impl):
+    """Points 21/37: sentries never carry: an adjacent sentry is no `pass` target, an adjacent
+    character with a free slot is."""
+    d = base(impl, SET_A)
+    put(d, 0, 4, 4, "n", strawberries=1)
+    put(d, 1, 3, 4, "n")        # Hound west
+    d["sentries"] = [{"cell": [5, 4], "facing": "n"}, None]    # sentry east
+    acting(d, 0, 3)
+    assert {a for a in legal(load(impl, d, SET_A)) if a.startswith("pass")} == {"pass 3,4 1"}
 
 
 def test_sentry_attack_and_regent_vp(impl):
@@ -393,6 +528,108 @@ def test_sentry_attack_and_regent_vp(impl):
     assert state.vp(0) == vp - 1
 
 
+SET_S = "regent,monk,minotaur/barbarian,nymph,hound"        # 0 regent 1 monk 2 minotaur 3 barbarian
+
+
+def test_sentries_as_targets_cost_regent_vp_and_never_respawn(impl):
+    """Points 37/58/60: an attack on a sentry removes it (no respawn, the activation goes on) and
+    costs the Regent's team 1 VP; so does a hydra next to a sentry moved there by Command."""
+    vp = ability("point_of_order", "vp")
+    d = base(impl, SET_S)
+    put(d, 3, 4, 4, "e")        # Barbarian
+    d["sentries"] = [{"cell": [5, 4], "facing": "s"}, None]
+    acting(d, 3, 3)
+    state = load(impl, d, SET_S)
+    do(state, "axe 5,4")
+    after = dict_of(state)
+    assert after["sentries"] == [None, None] and after["regent_vp"] == [vp - 1, 0]
+    assert after["respawn_queue"] == [] and after["phase"] == "act"
+    d = base(impl, SET_S)
+    put(d, 0, 4, 4, "n")        # the Regent commands its sentry onto 1,2, next to the hydra on 2,2
+    d["sentries"] = [{"cell": [1, 3], "facing": "s"}, None]
+    acting(d, 0, 3)
+    state = load(impl, d, SET_S)
+    do(state, "command 1,3 n")
+    after = dict_of(state)
+    assert after["sentries"] == [None, None] and after["regent_vp"] == [vp - 1, 0]
+    assert after["respawn_queue"] == [] and after["activation"]["ap"] == 3 - ability("command")
+
+
+def test_sentries_are_protected_like_characters(impl):
+    """Points 23/37: a sentry on the Regent team's character camp, or within 2 steps of an allied
+    Imperial Guardian, cannot be attacked; beside the camp, or 3 steps from the Guardian, it can."""
+    d = base(impl, SET_S)
+    put(d, 0, 0, 6)
+    put(d, 1, 0, 7)
+    put(d, 2, 0, 8)
+    put(d, 3, 7, 1, "e")        # Barbarian facing the camp cell 8,1
+    d["sentries"] = [{"cell": [8, 1], "facing": "s"}, None]
+    acting(d, 3, 3)
+    assert not [a for a in legal(load(impl, d, SET_S)) if a.startswith(("axe", "throw"))]
+    d["sentries"] = [{"cell": [6, 1], "facing": "s"}, None]
+    assert "axe 6,1" in legal(load(impl, d, SET_S))
+    teams = "imperial_guardian,regent,monk/barbarian,nymph,hound"
+    for guardian, attacks in (((5, 6), set()), ((6, 6), {"axe 5,4", "throw 5,4"})):
+        d = base(impl, teams)
+        put(d, 0, *guardian, "n")   # 5,6: 2 steps from the sentry; 6,6: 3 steps
+        put(d, 3, 4, 4, "e")
+        d["sentries"] = [{"cell": [5, 4], "facing": "s"}, None]
+        acting(d, 3, 3)
+        assert {a for a in legal(load(impl, d, teams)) if a.startswith(("axe", "throw"))} == attacks
+
+
+SENTRY_ATTACK_CASES = {
+    # case: (raider team with its token 3, token 3's cell and facing before `move s`, hedges,
+    #        token 3 defeated?)
+    "into_its_los": (SET_S, (5, 3), "s", [], True),
+    "onto_its_cell": (SET_S, (4, 3), "s", [], True),
+    "behind_it": (SET_S, (3, 3), "s", [], False),
+    "tower_shield_facing_it": ("regent,monk,minotaur/imperial_guardian,nymph,skin_changer", (5, 3),
+                               "w", [], False),
+    "tower_shield_facing_away": ("regent,monk,minotaur/imperial_guardian,nymph,skin_changer",
+                                 (5, 3), "e", [], True),
+    "camouflage": ("regent,monk,minotaur/ranger,hound,nymph", (5, 3), "s", [[[5, 4], [6, 4]]], False),
+    "no_camouflage": ("regent,monk,minotaur/ranger,hound,nymph", (5, 3), "s", [], True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SENTRY_ATTACK_CASES))
+def test_sentry_attack_adjacent_in_los_unless_protected(impl, case):
+    """Point 60: the Regent's sentry on 4,4 facing east defeats, at all times, an enemy that comes
+    adjacent to it in its LOS (onto 5,4, or onto its own cell 4,4), not one beside it out of its LOS
+    (3,4), nor a Guardian whose Tower Shield faces it, nor a camouflaged Ranger."""
+    teams, (x, y), facing, hedges, defeated = SENTRY_ATTACK_CASES[case]
+    d = base(impl, teams)
+    d["sentries"] = [{"cell": [4, 4], "facing": "e"}, None]
+    d["hedges"] = hedges
+    put(d, 3, x, y, facing)
+    acting(d, 3, 3)
+    state = load(impl, d, teams)
+    do(state, "move s")
+    after = dict_of(state)
+    if defeated:
+        assert after["characters"][3]["cell"] is None and after["respawn_queue"] == [3]
+    else:
+        assert after["characters"][3]["cell"] == [x, y + 1] and after["respawn_queue"] == []
+    assert after["sentries"][0] == {"cell": [4, 4], "facing": "e"}
+
+
+def test_sentry_attack_spares_an_enemy_on_its_own_camp(impl):
+    """Points 23/60: a sentry placed facing an enemy on the enemy's own character camp does not
+    defeat it."""
+    d = base(impl, SET_S)
+    put(d, 0, 6, 8, "n")        # Regent places a sentry on 7,8 facing east, at the Barbarian on 8,8
+    put(d, 3, 8, 8, "w")
+    put(d, 4, 0, 6)
+    put(d, 5, 0, 4)
+    acting(d, 0, 3)
+    state = load(impl, d, SET_S)
+    do(state, "sentry e e")
+    after = dict_of(state)
+    assert after["sentries"][0] == {"cell": [7, 8], "facing": "e"}
+    assert after["characters"][3]["cell"] == [8, 8] and after["respawn_queue"] == []
+
+
 def test_regent_vp_not_below_zero_and_regent_defeat(impl):
     d = base(impl, SET_A)
     put(d, 0, 4, 4, "n")        # Regent
@@ -403,6 +640,23 @@ def test_regent_vp_not_below_zero_and_regent_defeat(impl):
     do(state, "move s")         # enters the Regent's cell: Feral defeats it
     after = dict_of(state)
     assert after["characters"][0]["cell"] is None and after["regent_vp"] == [0, 0]
+
+
+def test_regent_vp_one_per_token_defeated_by_one_hydra_step(impl):
+    """Point 58 / D9: one hydra step defeating two tokens of the Regent's team costs 2 VP."""
+    vp = ability("point_of_order", "vp")
+    d = base(impl, SET_A)
+    put(d, 0, 4, 4, "n")        # Regent
+    put(d, 1, 3, 1)             # Hound and Minotaur on both sides of 3,2
+    put(d, 2, 3, 3)
+    d["hydras"] = [[4, 2], [2, 7]]
+    picking(d, 0, resting=1, done=[2])
+    d["phase"] = "hydra"        # the Minotaur has just forfeited
+    state = load(impl, d, SET_A)
+    do(state, "hydra 1 w")
+    after = dict_of(state)
+    assert after["hydras"][0] == [3, 2] and after["respawn_queue"] == [1, 2]
+    assert after["regent_vp"] == [vp - 2, 0]
 
 
 def test_command(impl):
@@ -442,6 +696,35 @@ def test_wolf_form_against_hydras_and_cleared_at_the_end_of_the_activation(impl)
     assert after["team"] == 0 and after["current_player"] == 1
 
 
+@pytest.mark.parametrize("defence", ["guardian", "tower_shield", "camouflage", "silent_sentinel"])
+def test_hydras_ignore_every_defence_but_own_camp_and_wolf_form(impl, defence):
+    """Point 26: a character stepping from 1,3 onto 1,2, next to the hydra on 2,2, is defeated
+    whatever would protect it from an attack: an allied Guardian 1 step away, its own Tower Shield
+    facing the hydra, Camouflage (a hedge on its cell's edge), Silent Sentinel (an allied Ranger on
+    1,0 facing south)."""
+    guardian_team = "imperial_guardian,minotaur,monk/basilisk,hound,nymph"
+    ranger_team = "ranger,monk,regent/basilisk,hound,nymph"
+    teams = guardian_team if defence in ("guardian", "tower_shield") else ranger_team
+    d = base(impl, teams)
+    mover, facing = 0, "n"
+    if defence == "guardian":
+        put(d, 0, 0, 3, "n")
+        mover = 2               # the Monk
+    elif defence == "tower_shield":
+        facing = "e"            # the Guardian itself, facing the hydra
+    elif defence == "camouflage":
+        d["hedges"] = [[[0, 2], [1, 2]]]
+    else:
+        put(d, 0, 1, 0, "s")
+        mover = 1               # the Monk, in the Ranger's LOS before and after the step
+    put(d, mover, 1, 3, facing)
+    acting(d, mover, 3)
+    state = load(impl, d, teams)
+    do(state, "move n")
+    after = dict_of(state)
+    assert after["characters"][mover]["cell"] is None and after["respawn_queue"] == [mover]
+
+
 def test_a_game_ending_with_wolf_form_cleared_next_to_a_hydra_reads_back(impl):
     """R14: the action that ends the game runs no passes, so a Skin-Changer whose Wolf Form the final
     `end` cleared stays next to the hydra. Found by an adversarial review: that finished state, reached
@@ -467,6 +750,62 @@ def test_feral_defeats_enemies_on_its_cell(impl):
     state = load(impl, d, SET_A)
     do(state, "move s")
     assert dict_of(state)["characters"][2]["cell"] is None
+
+
+FERAL_CASES = ["charmed_onto_it", "own_camp", "guardian_near", "guardian_itself", "sentry"]
+
+
+@pytest.mark.parametrize("case", FERAL_CASES)
+def test_feral_branches(impl, case):
+    """Point 61: Feral defeats an enemy forced onto the Skin-Changer's cell, an enemy Guardian on
+    its cell even facing it (an attacker on its own cell is in no direction), and an enemy sentry
+    (1 Regent VP; the sentry, whose own cell is in its LOS, defeats the Skin-Changer in the same
+    pass); it spares an enemy on its own character camp and one within 2 steps of its Guardian."""
+    vp = ability("point_of_order", "vp")
+    teams = {"charmed_onto_it": "sorceress,monk,regent/skin_changer,hound,nymph",
+             "own_camp": SET_D, "sentry": SET_D,
+             "guardian_near": "imperial_guardian,monk,regent/skin_changer,hound,nymph",
+             "guardian_itself": "imperial_guardian,monk,regent/skin_changer,hound,nymph"}[case]
+    d = base(impl, teams)       # 3 is the Skin-Changer (raiders), 1 an imperial Monk
+    victim, action, spared = 1, "move s", False
+    if case == "charmed_onto_it":
+        put(d, 0, 4, 6, "n")    # the Sorceress charms her ally, the Monk, onto the Skin-Changer
+        put(d, 1, 4, 4, "n")
+        put(d, 3, 4, 3, "n")
+        acting(d, 0, 3)
+        action = "charm 4,4 n"
+    elif case == "own_camp":
+        put(d, 1, 8, 1, "n")    # the Monk on the Imperial character camp
+        put(d, 3, 7, 1, "e")
+        acting(d, 3, 3)
+        action, spared = "move e", True
+    elif case == "guardian_near":
+        put(d, 0, 4, 6, "n")    # 2 steps from the Monk's cell
+        put(d, 1, 4, 4, "n")
+        put(d, 3, 4, 3, "s")
+        acting(d, 3, 3)
+        spared = True
+    elif case == "guardian_itself":
+        put(d, 0, 4, 4, "n")    # facing north, where the Skin-Changer comes from
+        put(d, 3, 4, 3, "s")
+        acting(d, 3, 3)
+        victim = 0
+    else:
+        d["sentries"] = [{"cell": [4, 4], "facing": "w"}, None]
+        put(d, 3, 4, 3, "s")
+        acting(d, 3, 3)
+    before = d["characters"][victim]["cell"]
+    state = load(impl, d, teams)
+    do(state, action)
+    after = dict_of(state)
+    if case == "sentry":
+        assert after["sentries"] == [None, None] and after["regent_vp"] == [vp - 1, 0]
+        # the sentry's own cell is adjacent and in its LOS: both collected in the same pass
+        assert after["characters"][3]["cell"] is None and after["respawn_queue"] == [3]
+    elif spared:
+        assert after["characters"][victim]["cell"] == before and after["respawn_queue"] == []
+    else:
+        assert after["characters"][victim]["cell"] is None and after["respawn_queue"] == [victim]
 
 
 def test_sprint_free_moves(impl):
@@ -506,6 +845,55 @@ def test_poison_blood_spares_a_distant_attacker_and_own_camp(impl):
     do(state, "throw 6,4")
     after = dict_of(state)
     assert after["characters"][0]["cell"] is None and after["characters"][3]["cell"] == [4, 4]
+    # An adjacent attacker standing on its own character camp is spared (40 / D22).
+    d = base(impl, SET_E)
+    put(d, 0, 8, 1, "s")        # Minotaur on the Imperial character camp
+    put(d, 4, 8, 2, "n")        # Basilisk (raiders) south of it
+    put(d, 1, 0, 4)
+    put(d, 2, 0, 6)
+    acting(d, 0, 3)
+    state = load(impl, d, SET_E)
+    do(state, "horns 8,2")
+    after = dict_of(state)
+    assert after["characters"][0]["cell"] == [8, 1] and after["characters"][4]["cell"] is None
+    assert after["respawn_queue"] == [4]
+
+
+def test_d22_poison_blood_ignores_guardian_tower_shield_and_camouflage(impl):
+    """Point 40 / D22: Poison Blood defeats the adjacent attacker whatever would protect it from an
+    attack, except its own camp: an allied Guardian within 2 steps, its own Tower Shield facing the
+    Basilisk, Camouflage."""
+    teams = "imperial_guardian,minotaur,monk/basilisk,hound,nymph"   # 3 basilisk
+    d = base(impl, teams)
+    put(d, 0, 3, 3, "n")        # Guardian 2 steps from the Minotaur
+    put(d, 1, 4, 4, "e")        # Minotaur horns the Basilisk
+    put(d, 3, 5, 4, "w")
+    acting(d, 1, 3)
+    state = load(impl, d, teams)
+    do(state, "horns 5,4")
+    after = dict_of(state)
+    assert after["characters"][1]["cell"] is None and after["characters"][3]["cell"] is None
+    assert after["respawn_queue"] == [1, 3]
+    d = base(impl, teams)
+    put(d, 0, 4, 4, "e")        # Guardian spears the Basilisk in front of its shield
+    put(d, 3, 5, 4, "w")
+    acting(d, 0, 3)
+    state = load(impl, d, teams)
+    do(state, "spear 5,4")
+    after = dict_of(state)
+    assert after["characters"][0]["cell"] is None and after["characters"][3]["cell"] is None
+    assert after["respawn_queue"] == [0, 3]
+    teams = "ranger,monk,regent/basilisk,hound,nymph"
+    d = base(impl, teams)
+    put(d, 0, 4, 4, "e")        # camouflaged Ranger shoots the adjacent Basilisk
+    put(d, 3, 5, 4, "w")
+    d["hedges"] = [[[4, 3], [4, 4]]]
+    acting(d, 0, 3)
+    state = load(impl, d, teams)
+    do(state, "archer 5,4")
+    after = dict_of(state)
+    assert after["characters"][0]["cell"] is None and after["characters"][3]["cell"] is None
+    assert after["respawn_queue"] == [0, 3]
 
 
 def test_poison_blood_against_feral(impl):
@@ -574,6 +962,62 @@ def test_petrifying_gaze_and_tower_shield(impl):
     assert dict_of(state)["activation"]["ap"] == max(0, 3 - 1 - loss)
 
 
+GAZE_BARD = "imperial_bard,monk,regent/basilisk,hound,nymph"        # 3 basilisk
+GAZE_SPRINT = "skin_changer,monk,regent/basilisk,hound,nymph"
+GAZE_PUPPET = "puppeteer,monk,regent/basilisk,hound,nymph"
+GAZE_CASES = {
+    # case: (teams, [(token, x, y, facing)], active token, its AP, actions, watched token,
+    #        its cell after, AP after, activation.gaze after)
+    "moves_within_the_los": (SET_F, [(0, 3, 4, "e"), (1, 5, 4, "n")], 1, 5, ["move w"],
+                             1, [4, 4], 4, []),
+    "onto_the_basilisks_cell": (SET_F, [(0, 3, 4, "e"), (1, 3, 3, "n")], 1, 5, ["move s"],
+                                1, [3, 4], 4 - ability("petrifying_gaze", "ap_loss"), [0]),
+    "behind_a_blocker": (SET_F, [(0, 3, 4, "e"), (2, 4, 4, "n"), (1, 5, 3, "n")], 1, 5,
+                         ["move s"], 1, [5, 4], 4, []),
+    "bard_diagonal": (GAZE_BARD, [(3, 3, 6, "n"), (0, 4, 4, "n")], 0, 5, ["move sw"],
+                      0, [3, 5], 4 - ability("petrifying_gaze", "ap_loss"), [3]),
+    "sprint_free_move": (GAZE_SPRINT, [(3, 3, 6, "n"), (0, 4, 5, "n")], 0, 5, ["sprint", "move w"],
+                         0, [3, 5], 5 - ability("sprint") - ability("petrifying_gaze", "ap_loss"),
+                         [3]),
+    "grappled_by_a_puppet": (GAZE_PUPPET, [(3, 3, 6, "n"), (0, 4, 4, "n"), (1, 4, 3, "n")], 0, 5,
+                             ["puppet 4,3", "grapple 4,4 3,4"], 0, [3, 4], 5 - ability("grapple"),
+                             []),
+    "puppet_pounce": (GAZE_PUPPET, [(3, 3, 6, "n"), (0, 5, 5, "n"), (1, 4, 4, "n")], 0, 5,
+                      ["puppet 4,4", "pounce sw"], 1, [3, 5], 5 - ability("dragon_pounce"), []),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GAZE_CASES))
+def test_petrifying_gaze_only_for_voluntary_moves_into_the_los(impl, case):
+    """Point 42 / D21: the gaze costs AP only when a voluntary move of the active character takes it
+    from outside into the Basilisk's LOS: onto the Basilisk's own cell, by a Bard's diagonal, by a
+    Sprint free move; not for a move within the LOS, nor behind a token that ends the ray, nor a
+    forced move (the Puppeteer grappled by its puppet), nor a puppet's own move."""
+    teams, tokens, active, ap, actions, watched, cell, ap_after, gaze = GAZE_CASES[case]
+    d = base(impl, teams)
+    for t, x, y, facing in tokens:
+        put(d, t, x, y, facing)
+    acting(d, active, ap)
+    state = load(impl, d, teams)
+    do(state, *actions)
+    after = dict_of(state)
+    assert after["characters"][watched]["cell"] == cell
+    assert after["activation"]["ap"] == ap_after and after["activation"]["gaze"] == gaze
+
+
+def test_petrifying_gaze_not_at_the_start_of_an_activation(impl):
+    """Point 42: a character already in the Basilisk's LOS when its activation starts loses
+    nothing (it did not move into it)."""
+    d = base(impl, SET_F)
+    put(d, 0, 3, 4, "e")
+    put(d, 1, 5, 4, "n")        # the Monk in the Basilisk's ray
+    picking(d, 0, resting=2)
+    state = load(impl, d, SET_F)
+    do(state, "activate monk")
+    act = dict_of(state)["activation"]
+    assert act["ap"] == card_ap("monk") and act["gaze"] == []
+
+
 # ============================================================================ Hound
 
 def test_retriever_free_move(impl):
@@ -589,6 +1033,23 @@ def test_retriever_free_move(impl):
     do(state, "move e")
     act = dict_of(state)["activation"]
     assert act["free_moves"] == 0 and act["ap"] == ap
+
+
+def test_retriever_with_full_slots(impl):
+    """Points 21/43: plucking with full slots discards the strawberry (the VP kept) and still gives
+    the Retriever's free move."""
+    slots = card_slots("hound")
+    d = base(impl, SET_B)
+    put(d, 4, 4, 4, "n", strawberries=slots)
+    d["strawberries"] = [[0, 5], [4, 4]]
+    acting(d, 4, 3)
+    state = load(impl, d, SET_B)
+    do(state, "pluck")
+    after = dict_of(state)
+    assert after["activation"]["free_moves"] == 1 and after["activation"]["retriever_used"]
+    assert after["activation"]["ap"] == 3 - 1
+    assert after["characters"][4]["strawberries"] == slots and after["plucked"] == [0, slots + 1]
+    assert after["strawberries"] == [[0, 5]]
 
 
 def test_free_moves_count_for_the_sharing_rule(impl):
@@ -660,6 +1121,26 @@ def test_charge_needs_an_enemy_at_distance_two(impl):
     assert "charge" not in legal(load(impl, d, SET_E))
 
 
+def test_charge_first_step_and_bridges(impl):
+    """Point 48: the Charge is legal only if its first step is (1,4 -> 2,4 is moat water, though
+    the Hound on 3,4 is 2 away in the LOS); it crosses a bridge along the bridge's axis
+    (0,3 -> 3,3 over 2,3; hydra 1 moved off 2,2 so that it does not strike on the way, D53)."""
+    d = base(impl, SET_E)
+    put(d, 0, 1, 4, "e")
+    put(d, 3, 3, 4, "w")
+    acting(d, 0, 3)
+    assert "charge" not in legal(load(impl, d, SET_E))
+    d = base(impl, SET_E)
+    put(d, 0, 0, 3, "e")
+    put(d, 3, 5, 3, "w")        # 5 away: min(3, 5 - 1) = 3 steps
+    d["hydras"] = [[7, 3], [2, 7]]
+    acting(d, 0, 3)
+    state = load(impl, d, SET_E)
+    do(state, "charge")
+    after = dict_of(state)
+    assert after["characters"][0]["cell"] == [3, 3] and after["activation"]["charged"]
+
+
 @pytest.mark.parametrize("facing, expected", [("n", ["S1a", 5]), ("s", ["S1a", 5]),
                                               ("e", ["S1a", 7]), ("w", ["S1a", 7])])
 def test_flip_square_tile(impl, facing, expected):
@@ -691,6 +1172,40 @@ def test_flip_rectangular_tile_and_keeps_other_hedges(impl, facing, expected):
     assert after["hedges_planted"] == 0
 
 
+_SLOTS = dict(_TILES["board"]["rect_slots"], **_TILES["board"]["square_slots"])
+
+
+def flipped(entry, facing):
+    """D27, written independently: the other face with the mirror toggled; facing E or W also
+    turns the tile by 180 degrees."""
+    face, t = entry
+    k = (t % 4 + (2 if facing in "ew" else 0)) % 4
+    return [face[:-1] + {"a": "b", "b": "a"}[face[-1]], k + 4 * (1 - t // 4)]
+
+
+@pytest.mark.parametrize("slot", sorted(_SLOTS))
+def test_flip_every_slot_in_every_facing(impl, slot):
+    """Point 47 / D27 / D28 on each of the 12 garden slots: the slot's tile follows D27 (facing S
+    flips as N, W as E), the other slots keep theirs, and the hedges are the tile builder's."""
+    (ox, oy), (w, h) = _SLOTS[slot]["origin"], _SLOTS[slot]["size"]
+    cell = next((x, y) for y in range(oy, oy + h) for x in range(ox, ox + w)
+                if min(abs(x - hx) + abs(y - hy) for hx, hy in ((2, 2), (2, 7))) > 1)
+    results = {}
+    for facing in "nesw":
+        d = base(impl, SET_E, hedges=True)
+        put(d, 0, *cell, facing)
+        acting(d, 0, 3)
+        state = load(impl, d, SET_E)
+        do(state, "flip")
+        after = dict_of(state)
+        assert after["tiles"][slot] == flipped(d["tiles"][slot], facing)
+        assert {k: v for k, v in after["tiles"].items() if k != slot} == {
+            k: v for k, v in d["tiles"].items() if k != slot}
+        assert hedge_set(after) == tile_hedges(after["tiles"])
+        results[facing] = after["tiles"][slot]
+    assert results["s"] == results["n"] != results["e"] == results["w"]
+
+
 def test_flip_only_on_garden_tiles_with_tiles(impl):
     d = acting(put(base(impl, SET_E, hedges=True), 0, 8, 0, "s"), 0, 3)   # camp cell
     assert "flip" not in legal(load(impl, d, SET_E))
@@ -712,6 +1227,25 @@ def test_alluring_gaze(impl):
     after = dict_of(state)
     assert after["characters"][2]["cell"] == [4, 5] and after["activation"]["lure_used"]
     assert after["activation"]["ap"] == 3 - ability("alluring_gaze")
+
+
+def test_alluring_gaze_distance_one_and_water(impl):
+    """Point 49: n is at most the distance: a target next to her offers only `lure .. 1` (though a
+    second step, past her to 4,6, would be legal), which brings it onto her cell; every step must
+    be legal: a target across the moat cannot be lured."""
+    d = base(impl, SET_C)
+    put(d, 4, 4, 5, "n")        # Nymph
+    put(d, 2, 4, 4, "s")        # Monk next to her
+    acting(d, 4, 3)
+    state = load(impl, d, SET_C)
+    assert {a for a in legal(state) if a.startswith("lure")} == {"lure 4,4 1"}
+    do(state, "lure 4,4 1")
+    assert dict_of(state)["characters"][2]["cell"] == [4, 5]
+    d = base(impl, SET_C)
+    put(d, 4, 1, 4, "e")        # 2,4 between them is moat water
+    put(d, 2, 3, 4, "w")
+    acting(d, 4, 3)
+    assert not [a for a in legal(load(impl, d, SET_C)) if a.startswith("lure")]
 
 
 # ============================================================================ Ranger
@@ -739,6 +1273,26 @@ def test_silent_sentinel(impl):
     put(d, 0, 3, 4, "s")
     put(d, 3, 3, 5, "n")
     assert "axe 3,4" in legal(load(impl, d, SET_G))
+
+
+def test_silent_sentinel_own_cell_and_first_token(impl):
+    """Point 57 / D32 / 13: an ally on the Ranger's own cell is in its LOS and protected, the Ranger
+    itself is not; an ally behind the first token of the ray is out of its LOS, unprotected."""
+    d = base(impl, SET_G)
+    put(d, 0, 4, 4, "s")        # Ranger
+    put(d, 1, 4, 4, "n")        # Monk on the Ranger's cell
+    put(d, 3, 4, 3, "s")        # Barbarian north of both
+    acting(d, 3, 3)
+    assert {a for a in legal(load(impl, d, SET_G)) if a.startswith("axe")} == {"axe 4,4:ranger"}
+    d = base(impl, SET_G)
+    put(d, 0, 3, 5, "e")        # Ranger looks east: the Regent on 4,5 ends its ray
+    put(d, 2, 4, 5, "n")
+    put(d, 1, 5, 5, "n")        # Monk behind the Regent
+    put(d, 3, 5, 6, "n")        # Barbarian next to the Monk only
+    acting(d, 3, 3)
+    assert {a for a in legal(load(impl, d, SET_G)) if a.startswith("axe")} == {"axe 5,5"}
+    put(d, 2, 0, 8)             # the Regent gone: the Monk is in the ray, protected
+    assert not [a for a in legal(load(impl, d, SET_G)) if a.startswith("axe")]
 
 
 def test_archer(impl):

@@ -630,6 +630,17 @@ def test_p18_forfeit_and_hydra_moves(impl):
     assert (d["team"], d["phase"], d["done"], d["last_rested"]) == (1, "rest", [], [MONK, None])
 
 
+def test_p18_forfeit_needs_a_legal_hydra_step(impl):
+    """Point 18: forfeit is legal only if some hydra step is legal: with both hydras removed only
+    `activate` is left; with one hydra left that can step, forfeit is back."""
+    d = picking(base(impl), 0, resting=IBARD)
+    d["hydras"] = [None, None]
+    assert legal(load(impl, d)) == {"activate monk", "activate guardian"}
+    d["hydras"] = [None, [2, 7]]
+    assert legal(load(impl, d)) == {"activate monk", "activate guardian", "forfeit monk",
+                                    "forfeit guardian"}
+
+
 def test_p19_ap_and_strawberry_bonus_mid_activation(impl):
     # Gained with the first strawberry (pluck costs 1, bonus adds at once).
     d = acting(place(base(impl), BARBARIAN, 6, 1), BARBARIAN, 3)
@@ -718,6 +729,42 @@ def test_p21_deposit_adjacency(impl):
     assert can_deposit(MONK, (2, 9))
 
 
+_INTERACTIVE_SETUP = ["bridge 5,2", "bridge 2,3", "bridge 7,6", "bridge 2,6",
+                      "camp imperial_strawberry top_right", "camp raiders_character bottom_left",
+                      "camp raiders_strawberry bottom_right", "camp imperial_character top_left",
+                      "place 0,0 s", "place 0,8 n", "place 1,0 e", "place 0,9 e", "place 0,1 s",
+                      "place 1,9 e"]
+
+
+def interactive_play(impl):
+    """A game of `setup="interactive"` after its setup: camps imperial_character top_left
+    (insignia 1,1), imperial_strawberry top_right, raiders_character bottom_left, raiders_strawberry
+    bottom_right; hydras 7,2 and 7,7; monk 0,0, guardian 1,0, bard 0,1; barbarian 0,8, sorceress
+    0,9, bard 1,9. Returns the game and the state dict, to edit and load with `load_in`."""
+    game = make_game(impl, setup="interactive")
+    state = play(game.new_initial_state(), *_INTERACTIVE_SETUP)
+    d = dict_of(state)
+    assert d["phase"] == "rest" and d["camps"]["imperial_character"] == "top_left"
+    return game, d
+
+
+def load_in(game, d):
+    return game.state_from_dict(balance(copy.deepcopy(d)))
+
+
+def test_p21_deposit_in_the_camp_placed_by_interactive_setup(impl):
+    """Point 21 with the state's camps (point 25, 65): the Raiders' strawberry camp is bottom_right;
+    neither the Imperial one (top_right) nor the fixed setup's Raider camp (top_left) takes it."""
+    game, d = interactive_play(impl)
+
+    def can_deposit(cell):
+        e = acting(place(copy.deepcopy(d), BARBARIAN, *cell, strawberries=1), BARBARIAN, 3)
+        return "deposit" in legal(load_in(game, e))
+    assert can_deposit((8, 8))
+    assert not can_deposit((8, 1))   # the Imperial strawberry camp
+    assert not can_deposit((1, 1))   # the Raiders' strawberry camp of the fixed setup
+
+
 def test_p21_pass_and_discard(impl):
     d = acting(place(base(impl), MONK, 6, 5, strawberries=2), MONK, 3)
     place(d, BARBARIAN, 6, 4)  # an enemy may receive strawberries
@@ -750,6 +797,21 @@ def test_p22_early_end_when_the_raiders_end_with_no_strawberry(impl):
     assert not state.is_terminal() and int(state.current_player()) == 1
 
 
+def test_p22_early_end_after_a_raiders_forfeit(impl):
+    """Points 18/22: the Raiders' turn may end with the hydra step of a forfeit; with no strawberry
+    on the board the game ends there."""
+    d = picking(base(impl), 1, resting=RBARD, done=[BARBARIAN], round=3)
+    d["strawberries"] = []
+    d["plucked"] = [5, 4]
+    d["last_rested"] = [MONK, BARBARIAN]
+    state = play(load(impl, d), "forfeit sorceress")
+    assert not state.is_terminal()
+    play(state, "hydra 1 e")
+    assert state.is_terminal() and int(state.current_player()) == TERMINAL
+    assert floats(state.returns()) == [1.0, -1.0]
+    assert dict_of(state)["round"] == 3
+
+
 def test_p22_end_after_round_seven(impl):
     d = acting(place(base(impl), MONK, 6, 4), MONK, 2, resting=IBARD, done=[GUARDIAN], round=7)
     state = play(load(impl, d), "end")
@@ -778,6 +840,21 @@ def test_p23_d4_attacks_only_enemies_and_own_camp(impl):
     place(d, MONK, 6, 1)
     place(d, IBARD, 0, 5)
     assert not any(s.startswith("axe") for s in legal(load(impl, d)))
+
+
+def test_p23_own_camp_protection_in_the_camp_placed_by_interactive_setup(impl):
+    """Point 23 with the state's camps (25, 65): the Monk on the insignia 1,1 of its camp top_left
+    cannot be attacked; on 8,1 (the fixed setup's Imperial camp, here a strawberry camp) it can.
+    The Guardian stands far away so that its protection plays no part."""
+    game, d = interactive_play(impl)
+    place(d, GUARDIAN, 5, 5)
+
+    def attacks(monk, barbarian, facing):
+        e = acting(place(place(copy.deepcopy(d), MONK, *monk), BARBARIAN, *barbarian, facing),
+                   BARBARIAN, 3)
+        return {s for s in legal(load_in(game, e)) if s.split()[0] in ("axe", "throw")}
+    assert attacks((1, 1), (2, 1), "w") == set()
+    assert attacks((8, 1), (9, 1), "w") == {"axe 8,1", "throw 8,1"}
 
 
 def test_p23_tower_shield_direction_and_d5(impl):
@@ -837,6 +914,19 @@ def test_p25_respawn_anywhere_in_camp_when_full(impl):
     place(d, GUARDIAN, 9, 1)  # the camp is full
     state = play(load(impl, d), "axe 6,1")
     assert legal(state) == {"respawn 8,0", "respawn 9,0", "respawn 8,1", "respawn 9,1"}
+
+
+def test_p25_respawn_in_the_camp_placed_by_interactive_setup(impl):
+    """Point 25: the owner respawns on a free cell of the character camp of the state's `camps`
+    (top_left after this interactive setup), the insignia 1,1 included."""
+    game, d = interactive_play(impl)
+    place(d, MONK, 5, 4)                  # off its camp: 0,0 and 1,1 are free
+    place(d, BARBARIAN, 6, 4, "w")
+    state = play(load_in(game, acting(d, BARBARIAN, 3)), "axe 5,4")
+    assert dict_of(state)["respawn_queue"] == [MONK]
+    assert legal(state) == {"respawn 0,0", "respawn 1,1"}
+    play(state, "respawn 1,1")
+    assert char(state, MONK)["cell"] == [1, 1]
 
 
 def test_p25_defeat_ends_the_active_characters_activation(impl):
@@ -1059,6 +1149,7 @@ def test_p32_compulsion_d6(impl):
     play(state, "compel 5,4 n", "compel 5,3 e")
     assert char(state, MONK)["cell"] == [6, 3] and ap_of(state) == 2
     assert not any(s.startswith("compel") for s in legal(state))  # at most 3
+
 
 
 # ============================================================================ 33: scoring
