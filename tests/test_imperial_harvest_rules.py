@@ -1,5 +1,5 @@
 """Rule tests for Imperial Harvest, one group per numbered point and decision of
-docs/rules/imperial-harvest.md (points 1-33, D1-D6).
+docs/rules/imperial-harvest.md (points 1-33 and their decisions, D56 included).
 
 Every test runs on both implementations: the pure-Python reference (meeple.reference) and the C++
 engine (meeple.load); the engine runs are skipped while `meeple.list_games()` has no
@@ -1150,6 +1150,21 @@ def test_p32_compulsion_d6(impl):
     assert char(state, MONK)["cell"] == [6, 3] and ap_of(state) == 2
     assert not any(s.startswith("compel") for s in legal(state))  # at most 3
 
+
+def test_p32_d56_a_defeated_target_ends_the_compulsion(impl):
+    # The Sorceress compels the imperial Bard next to a hydra: it is defeated and respawns on its
+    # camp, out of her sight; her 2 compulsions left are gone with it (D56), while her AP stays.
+    d = place(base(impl), IBARD, 7, 8)
+    d["hydras"] = [[2, 2], [6, 7]]
+    acting(place(d, SORCERESS, 7, 1, "s"), SORCERESS, 5)
+    state = play(load(impl, d), "compel 7,8 w")
+    assert dict_of(state)["phase"] == "respawn"
+    assert dict_of(state)["activation"]["compulsions"] == 3
+    play(state, "respawn 8,1")
+    assert char(state, IBARD)["cell"] == [8, 1] and ap_of(state) > 0
+    assert (dict_of(state)["activation"]["compulsions"], dict_of(state)["activation"]["compel_target"]) == (3, IBARD)
+    assert not any(s.startswith("compel") for s in legal(state))
+    assert dict_of(load(impl, dict_of(state))) == dict_of(state)  # a state the readers accept
 
 
 # ============================================================================ 33: scoring

@@ -2204,12 +2204,17 @@ class ImperialHarvestState:
 
     def _defeat(self, token):
         """Point 25 / 58: carried strawberries leave the game, the token leaves the board (a
-        sentry for good); every defeat of a token of the Regent's team costs 1 Regent VP."""
+        sentry for good); every defeat of a token of the Regent's team costs 1 Regent VP; D56: a
+        compelled character's defeat uses up the compulsions left."""
         team = self._team_of(token)
         self._cell[token] = None
         if token < NUM_CHARACTERS:
             self._carried[token] = 0
             self._defeated_now.append(token)
+        act = self._act
+        if act.compulsions and act.compel_target == token:  # D56: the compulsion ends with its target
+            compeller = next(t for t in range(NUM_CHARACTERS) if self._has(t, AB_COMPEL))
+            act.compulsions = _last_number(self._spec(compeller, AB_COMPEL)["ap"])
         if team is not None:
             self._regent_vp[team] = max(0, self._regent_vp[team] - 1)
 
