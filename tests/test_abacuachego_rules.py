@@ -55,8 +55,8 @@ def make_game(impl, **params):
 
 def _engine_available():
     try:
-        import meeple._core  # noqa: F401
-        return True
+        import meeple._core
+        return meeple._core is not None
     except ImportError:
         return False
 
@@ -347,6 +347,24 @@ def test_r08_lap_and_own_store(impl, side, skip, after):
     check_move(impl, side, before, "1cw", after, skip_origin_on_lap=skip)
 
 
+# Lap from pit 1 ending at the own store only because the origin is skipped: Zipa 1cw, h=20 (even
+# -> CW): [own store skipped, 20 left], Zaque 10..1 (1->2, 10 left), [Zaque store skipped],
+# Zipa 10..2 (1->2, 1 left), then
+#  - default: the last grain falls in the origin Zipa 1 (0->1): origin 1 vs 20 no; front Zaque 10
+#    (2) no. No capture, Zaque to move.
+#  - skip_origin_on_lap: the origin is skipped and the next place, Zipa's own store, takes the last
+#    grain (30->31): extra turn, no capture.
+# Grains: 29 + 10 + 61 = 100.
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("skip, after", [
+    (False, P([1] + [2] * 9, [2] * 10, [30, 31], 1, 1)),
+    (True, P([0] + [2] * 9, [2] * 10, [31, 31], 0, 1)),
+])
+def test_r08_lap_skipping_the_origin_ends_in_own_store(impl, side, skip, after):
+    before = P([20] + [1] * 9, [1] * 10, [30, 31])
+    check_move(impl, side, before, "1cw", after, skip_origin_on_lap=skip)
+
+
 def test_r08_skip_origin_tiny_board(impl):
     # n=2, 8 grains. Zipa 1ccw with h=5: Zipa 2 (1->2), [Zaque store], Zaque 1 (1->2),
     # Zaque 2 (1->2), [own store skipped, 2 left], then
@@ -359,6 +377,50 @@ def test_r08_skip_origin_tiny_board(impl):
     check_state(play(default, "1ccw"), P([1, 3], [2, 2], [0, 0], 1, 1))
     skip = make_game(impl, pits_per_row=2, seeds_per_pit=2, skip_origin_on_lap=True)
     check_state(play(skip.state_from_dict(before), "1ccw"), P([0, 3], [0, 2], [3, 0], 1, 1))
+
+
+# The largest board of 10 pits (seeds_per_pit=3000, 60000 grains): Zipa 1ccw, h=3000 (even -> CW;
+# CCW legal as 3000 >= 10). Every pit holds 3000, so all 20 actions are legal.
+#  - default: each lap is Zipa 2..10, [Zaque store], Zaque 1..10, [Zipa store], Zipa 1 = 20 pits.
+#    2999 = 149*20 + 19: grains 1..2999 give 150 to each of the 19 other pits and 149 to the
+#    origin; grain 2999 falls in Zaque 10, so the last one reaches Zipa's store (0->1): extra turn.
+#  - skip_origin_on_lap: a lap is the 19 other pits (the origin is skipped on every lap, and the
+#    own store never meets the last grain). 3000 = 157*19 + 17: Zipa 2..10 and Zaque 1..8 get 158
+#    (3158), Zaque 9, 10 get 157 (3157); the last grain falls in Zaque 8 (3158): origin 8 vs 0 no,
+#    but its left neighbour Zaque 7 (3158) matches: 3158 captured, Zipa's store reaches 51 or more
+#    and she wins at once (the board stays as it is).
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("skip, after, returns", [
+    (False, P([149] + [3150] * 9, [3150] * 10, [1, 0], 0, 1), (0.0, 0.0)),
+    (True, P([0] + [3158] * 9, [3158] * 7 + [0, 3157, 3157], [3158, 0], TERMINAL, 1), (1.0, -1.0)),
+])
+def test_r08_many_laps_on_the_largest_board(impl, side, skip, after, returns):
+    before = P([3000] * 10, [3000] * 10, [0, 0])
+    assert legal_from(impl, side, before, seeds_per_pit=3000) == list(range(20))
+    check_move(impl, side, before, "1ccw", after, returns, seeds_per_pit=3000,
+               skip_origin_on_lap=skip)
+
+
+# Every row length n = 2..12 (5 grains a pit, 10n grains): Zipa's pits 1..n-1 hold 1, her pit n
+# holds h = n+1, Zaque's pits hold 1, the stores the rest (7n split).
+#  - Legal: pits 1..n-1 (h=1, odd -> CCW; CW needs 2 >= k+1): only kccw; pit n: CW by h >= n+1 and
+#    CCW by h >= 1, both.
+#  - Zipa nccw: [Zaque store skipped], Zaque 1..n (1->2), and the last grain reaches Zipa's store:
+#    extra turn, no capture.
+#  - Zipa ncw: Zipa n-1..1 (1->2), [own store skipped: 2 grains left], Zaque n (1->2), Zaque n-1
+#    (1->2). Destination Zaque n-1 (2) matches its neighbour Zaque n (2): capture 2.
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("n", range(2, 13))
+def test_r07_r08_every_row_length(impl, side, n):
+    before = filled([1] * (n - 1) + [n + 1], [1] * n, total=10 * n)
+    zipa_store, zaque_store = before["stores"]
+    expected = [2 * (k - 1) + 1 for k in range(1, n)] + [2 * n - 2, 2 * n - 1]
+    assert legal_from(impl, side, before, pits_per_row=n) == expected
+    check_move(impl, side, before, f"{n}ccw",
+               P([1] * (n - 1) + [0], [2] * n, [zipa_store + 1, zaque_store], 0, 1), pits_per_row=n)
+    check_move(impl, side, before, f"{n}cw",
+               P([2] * (n - 1) + [0], [1] * (n - 2) + [0, 2], [zipa_store + 2, zaque_store], 1, 1),
+               pits_per_row=n)
 
 
 # --------------------------------------------------------------------------- 9: captures
@@ -433,6 +495,23 @@ def test_r09_adjacent_match_on_opponent_row(impl, side, q2, q3, q4, z8, match, c
     before = filled(zipa, zaque)
     after_zaque = [2, q2 + 1, 0 if captured else q3 + 1, q4, 1, 1, 1, 1, 1, 1]
     after = P([1] * 7 + [z8, 1, 0], after_zaque,
+              [before["stores"][0] + captured, before["stores"][1]], 1, 1)
+    check_move(impl, side, before, "10ccw", after, match=match)
+
+
+# Last decimal digit, not "equal or ten apart": counts 20 apart. Zipa 10ccw, h=3: [Zaque store],
+# Zaque 1 (1->2), Zaque 2 (1->2), Zaque 3 (q3 -> q3+1). Neighbours Zaque 2 (2), Zaque 4 (q4),
+# front Zipa 8 (1). Zaque 5..10 hold 5, so the stores stay far from 51.
+#   q3=22, q4=1:  destination 23 vs h=3 (origin match by digit) -> "digit" captures 23.
+#   q3=5,  q4=26: destination 6 vs neighbour 26 (adjacent match by digit) -> "digit" captures 6.
+# "exact" captures nothing in either case.
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("q3, q4, match, captured", [(22, 1, "digit", 23), (22, 1, "exact", 0),
+                                                     (5, 26, "digit", 6), (5, 26, "exact", 0)])
+def test_r09_last_digit_match_for_counts_twenty_apart(impl, side, q3, q4, match, captured):
+    zaque = [1, 1, q3, q4] + [5] * 6
+    before = filled([1] * 9 + [3], zaque)
+    after = P([1] * 9 + [0], [2, 2, 0 if captured else q3 + 1, q4] + [5] * 6,
               [before["stores"][0] + captured, before["stores"][1]], 1, 1)
     check_move(impl, side, before, "10ccw", after, match=match)
 
@@ -561,6 +640,27 @@ def test_r12_before_the_ply_limit_play_goes_on(impl, side):
 
 
 @pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("params, ply", [({}, 999), ({"max_plies": 7}, 6)])
+def test_r10_r12_threshold_is_checked_before_the_ply_limit(impl, side, params, ply):
+    # The r10 capture (Zipa 9ccw, 48+3 = 51) on the last ply: the threshold win comes first, so
+    # the board stays as it is (the ply limit would have added the rows: 51+19, 11+19).
+    before = P(THRESHOLD_ZIPA, THRESHOLD_ZAQUE, [48, 11], 0, ply)
+    after = P(THRESHOLD_AFTER_ZIPA, THRESHOLD_AFTER_ZAQUE, [51, 11], TERMINAL, ply + 1)
+    check_move(impl, side, before, "9ccw", after, (1.0, -1.0), **params)
+
+
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("params, ply", [({}, 999), ({"max_plies": 7}, 6)])
+def test_r11_r12_empty_row_is_checked_before_the_ply_limit(impl, side, params, ply):
+    # The r11 move emptying Zipa's own row (10ccw, h=1, no capture) on the last ply: the sweep
+    # comes first, so Zipa takes Zaque's 48 grains (12->60) and wins 60-40 (the ply limit would
+    # have given Zaque his own row: 12-88).
+    before = P([0] * 9 + [1], [2] + [5] * 9, [12, 40], 0, ply)
+    after = P([0] * 10, [0] * 10, [60, 40], TERMINAL, ply + 1)
+    check_move(impl, side, before, "10ccw", after, (1.0, -1.0), **params)
+
+
+@pytest.mark.parametrize("side", SIDES)
 def test_r13_equal_stores_draw(impl, side):
     # The r08 move Zipa 10ccw, h=1 -> Zaque 1 (3->4), no capture, at ply 999: Zipa's row 18,
     # Zaque's row 26; stores 32+18 = 50 and 24+26 = 50: draw. 19 + 25 + 56 = 100.
@@ -572,6 +672,23 @@ def test_r13_equal_stores_draw(impl, side):
 def test_r13_returns_zero_before_the_end(impl):
     state = make_game(impl).new_initial_state()
     assert floats(state.returns()) == [0.0, 0.0]
+
+
+# The player who sweeps is not thereby the winner: the stores decide. Zipa 10ccw, h=1: [Zaque
+# store], Zaque 1 (2->3): origin 3 vs 1, Zaque 2 (2), front Zipa 10 (0): no capture. Zipa's row is
+# empty, so she takes the grains left on Zaque's row.
+#   default: 29 + 21 = 50 vs 50: a draw (Zaque's store was one short of the threshold).
+#   win_threshold=101: 10 + 20 = 30 vs 70: Zaque wins.
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("zaque, stores, params, after_stores, returns", [
+    ([2] * 10, [29, 50], {}, [50, 50], (0.0, 0.0)),
+    ([2] * 9 + [1], [10, 70], {"win_threshold": 101}, [30, 70], (-1.0, 1.0)),
+])
+def test_r11_r13_sweep_does_not_decide_the_winner(impl, side, zaque, stores, params,
+                                                  after_stores, returns):
+    before = P([0] * 9 + [1], zaque, stores)
+    after = P([0] * 10, [0] * 10, after_stores, TERMINAL, 1)
+    check_move(impl, side, before, "10ccw", after, returns, **params)
 
 
 # --------------------------------------------------------------------------- 14-16: conventions
@@ -616,6 +733,19 @@ def test_r14_action_encoding_and_lenient_parsing(impl):
 @pytest.mark.parametrize("text", ["", "cw", "3", "0cw", "11cw", "3cx", "3ccww", "-1cw", "3 c w x",
                                   "cw3", "three cw", "3\u00a0cw", "\u20033cw", "\uff13cw"])
 def test_r14_bad_action_strings(impl, text):
+    state = make_game(impl).new_initial_state()
+    with pytest.raises(ValueError):
+        state.string_to_action(text)
+
+
+@pytest.mark.parametrize("text, action", [("\t3\ncw", 4), ("3\r\fCCW", 5), ("\v10ccw\n", 19),
+                                          ("1\t0 Cw", 18)])
+def test_r14_every_ascii_white_space_is_ignored(impl, text, action):
+    assert int(make_game(impl).new_initial_state().string_to_action(text)) == action
+
+
+@pytest.mark.parametrize("text", ["+3cw", "03cw", "0 3cw", "010ccw", "+10ccw", "00cw"])
+def test_r14_sign_and_leading_zero_refused(impl, text):
     state = make_game(impl).new_initial_state()
     with pytest.raises(ValueError):
         state.string_to_action(text)
@@ -1038,6 +1168,47 @@ def test_state_from_dict_validation(impl, bad, words):
     game = make_game(impl)
     with pytest.raises(ValueError, match=f"(?i){words}"):
         game.state_from_dict(bad)
+
+
+_EXTRA_KEY = dict(GOOD, rng=0)
+_MISSING_PLY = {key: value for key, value in GOOD.items() if key != "ply"}
+
+
+@pytest.mark.parametrize("bad, words", [
+    (P([5] * 10, [0] * 10, [25, 25], 0), "row|empty"),         # the opponent's row, not the mover's
+    (P([0] * 10, [5] * 10, [25, 25], 1), "row|empty"),
+    (P([5] * 10, [5] * 10, [0, 0], TERMINAL, 5), "win_threshold"),     # over, grains left, no win
+    (P([5] * 10, [5] * 10, [0, 0], TERMINAL, 1000), "win_threshold"),  # ply limit sweeps the rows
+    (P([3] * 10, [2] * 10, [50, 0], TERMINAL, 7), "win_threshold"),    # 50 < 51
+    (_EXTRA_KEY, "rng"),
+    (_MISSING_PLY, "ply"),
+])
+def test_state_from_dict_validation_of_rows_end_and_keys(impl, bad, words):
+    with pytest.raises(ValueError, match=f"(?i){words}"):
+        make_game(impl).state_from_dict(bad)
+
+
+# The checks follow the game's parameters: (params, dict, None if accepted else words of the error).
+@pytest.mark.parametrize("params, d, words", [
+    ({"win_threshold": 60}, P([3] * 10, [2] * 10, [50, 0]), None),          # 50 < 60: play on
+    ({"win_threshold": 50}, P([3] * 10, [2] * 10, [50, 0]), "threshold"),
+    ({"win_threshold": 50}, P([3] * 10, [2] * 10, [50, 0], TERMINAL, 7), None),  # won at 50
+    ({"max_plies": 7}, P([5] * 10, [5] * 10, [0, 0], 0, 6), None),
+    ({"max_plies": 7}, P([5] * 10, [5] * 10, [0, 0], 0, 7), "ply|max_plies"),
+    ({"max_plies": 7}, P([5] * 10, [5] * 10, [0, 0], 0, 8), "ply|max_plies"),
+    ({"max_plies": 7}, P([0] * 10, [0] * 10, [50, 50], TERMINAL, 7), None),
+    ({"seeds_per_pit": 6}, P([6] * 10, [6] * 10, [0, 0]), None),
+    ({"seeds_per_pit": 6}, P([5] * 10, [5] * 10, [0, 0]), "grain|total|120"),
+    ({"pits_per_row": 4}, P([5] * 4, [5] * 4, [0, 0]), None),
+    ({"pits_per_row": 4}, P([2] * 10, [2] * 10, [0, 0]), "pits"),
+])
+def test_state_from_dict_validation_follows_the_parameters(impl, params, d, words):
+    game = make_game(impl, **params)
+    if words is None:
+        assert plain(game.state_from_dict(d).to_dict()) == d
+    else:
+        with pytest.raises(ValueError, match=f"(?i){words}"):
+            game.state_from_dict(d)
 
 
 def test_state_from_dict_accepts_valid_positions(impl):
