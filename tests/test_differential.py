@@ -319,24 +319,49 @@ ACTION_TEXTS = ["1cw", "1ccw", "3cw", "10ccw", "3 CW", " 3cw ", "3Cw", "3\tccw",
                 "3 c w", "1\x00cw", "3ccW", "२cw", "3cw\n", "", " "]
 
 
-@pytest.mark.parametrize("name", sorted({c.name for c in DIFF_CASES}))
-def test_string_to_action_agrees(name):
-    """Both sides read the same texts as the same actions and reject the same texts (DISAGREEMENT
-    when written: the engine reads '001cw' and '03cw' as pit 1/3, the reference rejects leading
-    zeros; neither rulebook nor protocol says which is right)."""
-    engine_state = meeple.load(name).new_initial_state()
-    ref_state = reference.load(name).new_initial_state()
-    differ = []
-    for text in ACTION_TEXTS:
-        results = []
-        for state in (engine_state, ref_state):
-            try:
-                results.append(state.string_to_action(text))
-            except ValueError:
-                results.append("ValueError")
-        if results[0] != results[1]:
-            differ.append(f"{text!r}: engine {results[0]}, reference {results[1]}")
-    assert not differ, "\n".join(differ)
+def _spellings(text):
+    """`text` (an action's own name) spelt otherwise, and damaged: what a person types."""
+    words = text.split()
+    return [text, text.upper(), text.title(), "  ".join(words), "\t" + text + "\n", " ".join(words[:-1]),
+            text + " x", text.replace(" ", ""), text + "0", "-" + text, text.replace(",", ", "),
+            text.replace("0", "00"), text.replace("1", "\u0661")]
+
+
+def _action_texts(case, seed=4, states=12):
+    """ACTION_TEXTS and, at states along a seeded random game, every legal action's name in the
+    spellings above: the names are each game's own (Abacuachego's pits, Harmonies' 'place brown
+    0,1', Imperial Harvest's 'move e'), so a list of one game's texts tests nothing of another."""
+    texts = dict.fromkeys(ACTION_TEXTS)
+    played = [state.clone() for state in random_game(case.load(), seed)]
+    for state in played[:: max(1, len(played) // states)]:
+        if state.is_terminal() or state.is_chance_node():
+            continue
+        for action in state.legal_actions():
+            texts.update(dict.fromkeys(_spellings(state.action_to_string(int(action)))))
+        yield state, list(texts)
+
+
+@pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
+def test_string_to_action_agrees(case):
+    """Both sides read the same texts as the same actions and reject the same texts, in positions
+    of each game (DISAGREEMENT when written: the engine read '001cw' and '03cw' as pit 1/3, the
+    reference rejected leading zeros; neither rulebook nor protocol said which is right)."""
+    ref_game = case.load_reference()
+    differ, read = [], 0
+    for engine_state, texts in _action_texts(case):
+        ref_state = ref_game.state_from_dict(engine_state.to_dict())
+        for text in texts:
+            results = []
+            for state in (engine_state, ref_state):
+                try:
+                    results.append(int(state.string_to_action(text)))
+                except ValueError:
+                    results.append("ValueError")
+            read += results[0] != "ValueError"
+            if results[0] != results[1]:
+                differ.append(f"{text!r}: engine {results[0]}, reference {results[1]}")
+    assert not differ, "\n".join(differ[:20])
+    assert read > 50  # the names were read, not only refused
 
 
 @pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)

@@ -962,6 +962,10 @@ def test_p15_d2_solo_discard(impl):
     play(state, "draw card 12")
     d = plain(state.to_dict())
     assert d["display"] == [7, 12, 30] and 3 not in d["deck"] and int(state.current_player()) == 0
+    # Not of an empty slot (the deck ran out: nothing refilled it).
+    state = load(impl, position(players=1, display=[None, 3, 30], deck=[], took_tokens=True), players=1)
+    names = legal_names(state)
+    assert "discard 0" not in names and {"discard 1", "discard 2", "end"} <= names
     # Not after taking a card, not before placing, not in multiplayer.
     state = load(impl, position(players=1, display=[7, 3, 30]), players=1)
     play(state, "card 0", "take 0", "place blue 0,0", "place gray 0,1", "place yellow 0,2")

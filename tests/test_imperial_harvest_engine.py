@@ -98,11 +98,28 @@ def test_random_game_invariants(game, seed):
 
 
 def test_vp_formula(standard):
-    for state in play(standard, 3):
+    from test_imperial_harvest_endgame_differential import endgame_dict
+
+    # Random games from the start rarely carry a strawberry home: endgames (strawberries carried
+    # near the camps, some deposited) played on at random give every term of the formula.
+    states = play(standard, 3)
+    for seed in range(8):
+        state = standard.state_from_dict(endgame_dict(standard, seed))
+        rng = random.Random(seed)
+        states.append(state.clone())
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(int(legal[rng.randrange(len(legal))]))
+            states.append(state.clone())
+    seen = {"carried": False, "deposited": False}
+    for state in states:
         d = state.to_dict()
         for team in (0, 1):
             carried = sum(c["strawberries"] for c in d["characters"][3 * team:3 * team + 3])
+            seen["carried"] |= carried > 0
+            seen["deposited"] |= d["deposited"][team] > 0
             assert state.vp(team) == d["plucked"][team] + carried + 2 * d["deposited"][team]
+    assert all(seen.values()), seen
     for bad, error in ((2, ValueError), (-1, ValueError), (2**64, ValueError), (True, TypeError), (0.0, TypeError)):
         with pytest.raises(error, match="team must be an int"):
             state.vp(bad)

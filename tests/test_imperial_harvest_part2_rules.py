@@ -701,7 +701,9 @@ def test_hydras_ignore_every_defence_but_own_camp_and_wolf_form(impl, defence):
     """Point 26: a character stepping from 1,3 onto 1,2, next to the hydra on 2,2, is defeated
     whatever would protect it from an attack: an allied Guardian 1 step away, its own Tower Shield
     facing the hydra, Camouflage (a hedge on its cell's edge), Silent Sentinel (an allied Ranger on
-    1,0 facing south)."""
+    1,0 facing south). Wolf Form: test_wolf_form_*. The own-camp exception cannot arise: hydras
+    stay on the moat ring (x, y in 2..7) and camps are 2x2 corners (x and y in 0..1 or 8..9), so
+    no hydra is ever next to a camp cell."""
     guardian_team = "imperial_guardian,minotaur,monk/basilisk,hound,nymph"
     ranger_team = "ranger,monk,regent/basilisk,hound,nymph"
     teams = guardian_team if defence in ("guardian", "tower_shield") else ranger_team
@@ -907,6 +909,37 @@ def test_poison_blood_against_feral(impl):
     assert after["characters"][0]["cell"] is None and after["characters"][3]["cell"] is None
     assert after["respawn_queue"] == [0, 3]
     assert after["regent_vp"] == [ability("point_of_order", "vp") - 1, 0]
+
+
+@pytest.mark.parametrize("attacker", ["feral", "sentry"])
+def test_poison_blood_spares_a_passive_attacker_on_its_own_camp(impl, attacker):
+    """Point 40 / D22 and the resolution order's step 3: a Skin-Changer (Feral) or a sentry that
+    defeats the Basilisk by a passive attack is defeated too, unless it stands on its own
+    character camp (off the camp: test_poison_blood_against_feral, test_sentry_attack_and_regent_vp)."""
+    if attacker == "feral":
+        d = base(impl, SET_D)
+        put(d, 3, 8, 8, "n")        # Skin-Changer on the Raiders' character camp
+        put(d, 0, 8, 7, "s")        # the Basilisk steps onto its cell
+        acting(d, 0, 3)
+        state = load(impl, d, SET_D)
+        do(state, "move s")
+        after = dict_of(state)
+        assert after["characters"][0]["cell"] is None and after["respawn_queue"] == [0]
+        assert after["characters"][3]["cell"] == [8, 8]
+    else:
+        d = base(impl, SET_A)
+        put(d, 0, 0, 6)
+        put(d, 1, 0, 7)
+        put(d, 2, 0, 8)
+        d["sentries"] = [{"cell": [8, 1], "facing": "s"}, None]   # on the Imperial character camp
+        put(d, 3, 8, 3, "n")        # the Basilisk steps into its LOS, next to it
+        acting(d, 3, 3)
+        state = load(impl, d, SET_A)
+        do(state, "move n")
+        after = dict_of(state)
+        assert after["characters"][3]["cell"] is None and after["respawn_queue"] == [3]
+        assert after["sentries"] == [{"cell": [8, 1], "facing": "s"}, None]
+        assert after["regent_vp"] == [ability("point_of_order", "vp"), 0]
 
 
 def test_poison_blood_removes_a_hydra(impl):

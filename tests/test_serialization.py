@@ -424,9 +424,39 @@ def test_mutated_state_documents_in_the_reference(case_index, seed, fraction, da
     text = data.draw(mutated_text(_state_doc(case_index, seed, fraction)), label="text")
     state = _only_value_error(reference_game.from_json, text)
     engine_state = _only_value_error(case.load().from_json, text)
-    if state is not None and engine_state is not None:
+    assert (state is None) == (engine_state is None), (
+        f"engine {'accepts' if engine_state is not None else 'refuses'}, reference "
+        f"{'accepts' if state is not None else 'refuses'}: {text!r}")
+    if state is not None:
         assert state.to_dict() == engine_state.to_dict()
         assert list(state.legal_actions()) == engine_state.legal_actions().tolist()
+
+
+_ENVELOPE_DAMAGE = {
+    "extra field": lambda d: {**d, "extra": 1},
+    "extra field named like a state key": lambda d: {**d, "ply": 0},
+    "no state": lambda d: {k: v for k, v in d.items() if k != "state"},
+    "no parameters": lambda d: {k: v for k, v in d.items() if k != "parameters"},
+    "no schema": lambda d: {k: v for k, v in d.items() if k != "schema"},
+    "other schema": lambda d: {**d, "schema": d["schema"] + "x"},
+    "game not a string": lambda d: {**d, "game": 1},
+    "other game": lambda d: {**d, "game": "chess"},
+    "parameters not an object": lambda d: {**d, "parameters": []},
+    "state not an object": lambda d: {**d, "state": []},
+    "not an object": lambda d: [d],
+}
+
+
+@pytest.mark.parametrize("damage", sorted(_ENVELOPE_DAMAGE))
+@pytest.mark.parametrize("case_index", range(len(CASES)))
+def test_damaged_envelopes_are_refused_by_both(case_index, damage):
+    """The fuzz above rarely damages the document's own fields (its mutations fall anywhere in the
+    tree): each damage of them, on both sides."""
+    case = CASES[case_index]
+    text = json.dumps(_ENVELOPE_DAMAGE[damage](_state_doc(case_index, 0, 0.5)))
+    for read in (case.load().from_json, meeple.reference.load(case.name, **case.params).from_json):
+        with pytest.raises(ValueError):
+            read(text)
 
 
 @settings(FUZZ, max_examples=600)
