@@ -178,7 +178,7 @@ def test_harmonies_reasons_for_cubes_cells_and_solo():
 
     def refused(state, text):
         with pytest.raises(cli.MoveError) as error:
-            cli.read_move(state, text, interactive=True)
+            cli.read_move(state, text)
         return error.value.reason
 
     assert refused(state, "place gray 0,0") == "is not legal now: 0,0 holds a cube: nothing more goes on it."
@@ -200,7 +200,7 @@ def test_imperial_harvest_reasons_follow_the_turn():
 
     def refused(text):
         with pytest.raises(cli.MoveError) as error:
-            cli.read_move(state, text, interactive=True)
+            cli.read_move(state, text)
         return error.value.reason
 
     def play_moves(*texts):
@@ -224,16 +224,19 @@ def test_imperial_harvest_reasons_follow_the_turn():
 def test_every_legal_move_reads_back(case):
     """Each legal move's string, its number and [number] read back as that move (a person's
     spellings are only tried for text that is no move string as written: a Harmonies card draw,
-    'draw card 1 (crocodile)', keeps its brackets); Abacuachego reads a bare number as a pit only
-    in play (interactive)."""
+    'draw card 1 (crocodile)', keeps its brackets); a bare number too, except in Abacuachego, which
+    reads it as a pit (test_render_reads_bare_numbers_as_play_does)."""
     rng = random.Random(5)
     state = case.load().new_initial_state(seed=5)
+    bare = cli.game_spec(state.game.name).read_bare_number is None
     for _ in range(60):
         if state.is_terminal():
             break
         for a in state.legal_actions().tolist():
             assert cli.read_move(state, state.action_to_string(a)) == a
-            assert cli.read_move(state, str(a)) == a == cli.read_move(state, f"[{a}]", interactive=True)
+            assert cli.read_move(state, f"[{a}]") == a
+            if bare:
+                assert cli.read_move(state, str(a)) == a
         state.apply_action(rng.choice(state.legal_actions().tolist()))
 
 
@@ -496,8 +499,22 @@ def test_render_initial_state_and_moves(capsys):
     state = ABACUACHEGO.new_initial_state()
     for move in ("3cw", "5ccw", "4ccw"):
         state.apply_action(state.string_to_action(move))
-    for moves in ("3cw 5ccw 4ccw", "3CW,5ccw, 7", "4 9 7"):
+    for moves in ("3cw 5ccw 4ccw", "3CW,5ccw, [7]", "[4] 5 [7]"):  # Zaque's pit 5: 5ccw, its one move
         assert run(capsys, "render", "abacuachego", "--moves", moves)[1] == str(state) + "\n"
+
+
+def test_render_reads_bare_numbers_as_play_does(capsys):
+    """A bare number is what `meeple play` takes it for: in Abacuachego a pit (the board's numbers),
+    so the same text never plays one move there and another here (play:
+    test_play_reads_a_bare_number_as_a_pit_in_abacuachego); an action's number goes in brackets in
+    both."""
+    state = ABACUACHEGO.new_initial_state()
+    state.apply_action(state.string_to_action("5ccw"))
+    assert run(capsys, "render", "abacuachego", "--moves", "5")[1] == str(state) + "\n"
+    code, _, err = run(capsys, "render", "abacuachego", "--moves", "1")
+    assert code == 2 and "move 1 ('1') is no move here: pit 1 may be sown either way: type 1cw or 1ccw" in err
+    code, _, err = run(capsys, "render", "abacuachego", "--moves", "11")
+    assert code == 2 and "there is no pit 11 (your pits are 1..10); an action's number goes in brackets" in err
 
 
 @pytest.mark.parametrize("game, moves", [
@@ -537,7 +554,7 @@ def test_render_json(capsys, tmp_path, monkeypatch):
     assert run(capsys, "render", "abacuachego", "--json", "-")[1] == str(state) + "\n"
     child = state.clone()
     child.apply_action(int(child.legal_actions()[0]))
-    moves = ["--moves", str(int(state.legal_actions()[0]))]
+    moves = ["--moves", f"[{int(state.legal_actions()[0])}]"]
     assert run(capsys, "render", "--json", str(path), *moves)[1] == str(child) + "\n"
     assert run(capsys, "render", "--json", str(path), "--legal")[1] == f"{state}\n{cli.legal_moves_text(state)}\n"
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
@@ -560,7 +577,7 @@ def test_render_record(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     ([], "give a GAME or --json FILE"),
-    (["abacuachego", "--moves", "3cw 8"], "move 2 ('8') (5cw) is not legal now: pit 5 sows counter-clockwise"),
+    (["abacuachego", "--moves", "3cw [8]"], "move 2 ('[8]') (5cw) is not legal now: pit 5 sows counter-clockwise"),
     (["abacuachego", "--moves", "3cw nope"], "move 2 ('nope') is not a legal move. Legal moves:"),
     (["--json", "/no/such/file.json"], "cannot read /no/such/file.json"),
     (["--json", "{doc}", "--seed", "1"], "--seed cannot be used with --json"),

@@ -105,7 +105,7 @@ class GameSpec:
     # How a person may also write moves (`meeple play`, `render --moves`): `spell_move(state, text)`
     # gives `text` as the move's own string (Harmonies: colour letters), or `text` unchanged.
     spell_move: Callable[[Any, str], str] | None = None
-    # How `meeple play` reads a bare number (None: as an action's number): the action meant, or a
+    # How `meeple play` and `render --moves` read a bare number (None: as an action's number): the action meant, or a
     # ValueError saying why there is none (Abacuachego: a pit).
     read_bare_number: Callable[[Any, int], int] | None = None
     # Why the move `action` is not legal in `state`, for a person (None: no simple reason).

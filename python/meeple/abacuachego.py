@@ -44,7 +44,7 @@ def _make(**params):
 
 
 def read_pit(state: Any, pit: int) -> int:
-    """`meeple play` reads a bare number as a pit (what the board numbers): its one legal move.
+    """`meeple play` and `render --moves` read a bare number as a pit (what the board numbers): its one legal move.
     ValueError says why there is none, or names both when the pit may be sown either way."""
     pits = state.game.parameters()["pits_per_row"]
     if not 1 <= pit <= pits:

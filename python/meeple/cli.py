@@ -174,8 +174,10 @@ def _build_parser() -> argparse.ArgumentParser:
     render.add_argument("--json", metavar="FILE", help="a state or record JSON document ('-': stdin)")
     render.add_argument("--seed", type=_seed, help="seed of the initial state (default 0)")
     render.add_argument("--moves", action="append", default=[],
-                        help='moves to play, as strings or action numbers: "3cw 5ccw", "take 0 place red 4,0"; '
-                             'moves may also be separated by ";"; a second --moves goes on from the first')
+                        help='moves to play, as `meeple play` reads them: strings, or action numbers in brackets '
+                             '(bare where the game has no reading of its own; Abacuachego: a pit): "3cw 5ccw", '
+                             '"[4] 5", "take 0 place red 4,0"; moves may also be separated by ";"; a second '
+                             '--moves goes on from the first')
     render.add_argument("--legal", action="store_true", help="list the legal moves after the board")
     return parser
 
@@ -289,18 +291,19 @@ class MoveError(ValueError):
         self.reason, self.named = reason, named
 
 
-def read_move(state: Any, text: str, interactive: bool = False) -> int:
+def read_move(state: Any, text: str) -> int:
     """The legal action `text` names: its string (spaces around commas and runs of spaces do not
-    matter; else the game's own spellings, e.g. Harmonies' colour letters), or its number, bare or
-    in brackets ("12", "[12]"). `interactive` (`meeple play`) lets a game read a bare number its
-    own way (Abacuachego: a pit). MoveError says why `text` names no legal move."""
+    matter; else the game's own spellings, e.g. Harmonies' colour letters), or its number in
+    brackets ("[12]"), or bare ("12") where the game reads no bare number its own way
+    (Abacuachego: a pit, as its board numbers them). `meeple play` and `meeple render --moves`
+    read moves alike. MoveError says why `text` names no legal move."""
     written = text.strip()
     if state.is_terminal():
         raise MoveError(written, "comes after the end of the game.")
     text = re.sub(r"\s*,\s*", ",", " ".join(text.split()))
     spec = game_spec(state.game.name)
     number = re.fullmatch(r"\[([0-9]{1,9})\]|([0-9]{1,9})", text)  # longer: no action's number
-    if number and number[2] and interactive and spec.read_bare_number is not None:
+    if number and number[2] and spec.read_bare_number is not None:
         try:
             return spec.read_bare_number(state, int(number[2]))
         except ValueError as e:
@@ -343,10 +346,10 @@ def _why_illegal(state: Any, action: int) -> str:
     return f": {why}." if why else ""
 
 
-def parse_move(state: Any, text: str, interactive: bool = False) -> int | None:
+def parse_move(state: Any, text: str) -> int | None:
     """`read_move`, or None where it raises MoveError."""
     try:
-        return read_move(state, text, interactive)
+        return read_move(state, text)
     except MoveError:
         return None
 
@@ -536,7 +539,7 @@ class TerminalGame:
                 print(self._hint(text[4:].strip()))
             elif text:
                 try:
-                    return read_move(self.state, text, interactive=True)
+                    return read_move(self.state, text)
                 except MoveError as e:
                     print(e)
                 if len(self.state.legal_actions()) <= MAX_MOVES_LISTED_AGAIN:
