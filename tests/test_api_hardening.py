@@ -331,6 +331,40 @@ def test_string_to_action_takes_text_only():
             raise AssertionError(f"string_to_action accepted {text!r}")
 
 
+def _field_damages():
+    """(game, dict, words) for state dicts holding a text with a NUL and a control character."""
+    for name in meeple.list_games():
+        game = meeple.load(name)
+        yield game, {**game.new_initial_state().to_dict(), "x\x00\x1b[2Jy": 1}, "unknown state field"
+    game = meeple.load("imperial_harvest")
+    d = json.loads(json.dumps(game.new_initial_state().to_dict()))
+    d["characters"][0]["facing"] = "n\x00\x1b[2Jy"
+    yield game, d, "expected n, e, s or w, got"
+    d = json.loads(json.dumps(game.new_initial_state().to_dict()))
+    d["phase"] = "act\x00\x1b[2Jy"
+    yield game, d, "expected one of"
+    game = meeple.load("harmonies")
+    d = json.loads(json.dumps(game.new_initial_state().to_dict()))
+    d["hand"] = ["red\x00\x1b[2Jy"]
+    yield game, d, "unknown colour"
+
+
+def test_a_users_text_in_an_error_message_is_escaped_whole():
+    """The engine quotes a text it refuses as Python's repr does: a NUL copied in ended the message
+    there ("'3c" for "3c\\x00w"), and a control character would reach the terminal."""
+    for name in meeple.list_games():
+        state = meeple.load(name).new_initial_state()
+        with pytest.raises(ValueError) as info:
+            state.string_to_action("take\x00\x1b[2J0")
+        assert str(info.value).startswith("'take\\x00\\x1b[2J0' is not an action of " + name + "; legal now: ")
+    for game, d, words in _field_damages():
+        with pytest.raises(ValueError) as info:
+            game.state_from_dict(d)
+        message = str(info.value)
+        assert words in message and "\\x00\\x1b[2Jy'" in message, message
+        assert "\x00" not in message and "\x1b" not in message, message
+
+
 # ------------------------------------------------------------------------------- Imperial Harvest teams
 
 

@@ -18,7 +18,7 @@ Enum parse_choice(const std::string& name, const std::string& value,
     if (value == text) return e;
     names += std::string(names.empty() ? "" : ", ") + "'" + text + "'";
   }
-  throw py::value_error("parameter " + name + " must be one of " + names + ", got '" + value + "'");
+  throw py::value_error("parameter " + name + " must be one of " + names + ", got " + quoted(value));
 }
 
 struct AbacuachegoTraits {

@@ -590,7 +590,9 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
               std::vector<Action> legal;
               legal_list(*s.game, s.state, legal);
               std::ostringstream message;
-              message << (utf8 ? "'" + text + "'" : py::repr(given).cast<std::string>()) << " is not an action of "
+              // repr: quoted and escaped as Python writes it (a NUL in the text would otherwise end
+              // the message where Python reads it as a C string).
+              message << py::repr(given).cast<std::string>() << " is not an action of "
                       << Traits::kName;
               if (!s.game->is_chance_node(s.state))
                 for (size_t i = 0; i < legal.size(); ++i)

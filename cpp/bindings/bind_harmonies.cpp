@@ -41,13 +41,13 @@ int read_colour(const py::handle& value, const std::string& field) {
   const std::string name = read_str(value, field);
   for (int c = 0; c < hm::kColours; ++c)
     if (name == hm::kColourNames[c]) return c;
-  bad_field(field, "unknown colour '" + name + "'; expected blue, gray, brown, green, yellow or red");
+  bad_field(field, "unknown colour " + quoted(name) + "; expected blue, gray, brown, green, yellow or red");
 }
 
 int read_cell(const hm::Geometry& g, const py::handle& value, const std::string& field, const char* side) {
   const std::string key = read_str(value, field);
   const int x = parse_cell_key(g, key);
-  if (x < 0) bad_field(field, "'" + key + "' is not a cell 'col,row' of side " + side);
+  if (x < 0) bad_field(field, quoted(key) + " is not a cell 'col,row' of side " + side);
   return x;
 }
 
@@ -181,7 +181,7 @@ py::dict breakdown(const hm::Score& s) {
 int parse_side(const std::string& side) {
   if (side == "A") return 0;
   if (side == "B") return 1;
-  throw py::value_error("side must be 'A' or 'B', got '" + side + "'");
+  throw py::value_error("side must be 'A' or 'B', got " + quoted(side));
 }
 
 // A board in the format of bga_final_boards.json: {"col,row": [colours]} (cells left out are
@@ -221,7 +221,7 @@ std::shared_ptr<hm::Game> make_game(int players, const std::string& side, bool s
   p.side = parse_side(side);
   p.spirits = spirits;
   if (chance != "implicit" && chance != "explicit")
-    throw py::value_error("parameter chance must be one of 'implicit', 'explicit', got '" + chance + "'");
+    throw py::value_error("parameter chance must be one of 'implicit', 'explicit', got " + quoted(chance));
   p.explicit_chance = chance == "explicit";
   std::string text;
   if (py::isinstance<py::str>(cards))
@@ -383,7 +383,7 @@ struct HarmoniesTraits {
     const std::string rng = read_str(d["rng"], "rng");
     if (rng.size() < 3 || rng.size() > 18 || rng[0] != '0' || rng[1] != 'x' ||
         rng.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos)
-      bad_field("rng", "expected '0x' and 1 to 16 hex digits, got '" + rng + "'");
+      bad_field("rng", "expected '0x' and 1 to 16 hex digits, got " + quoted(rng));
     // Explicit chance never draws from it: 0 whatever the document says (initial_state's value).
     s.rng.state = g.params().explicit_chance ? 0 : std::stoull(rng.substr(2), nullptr, 16);
     for (int i = 0; i < P; ++i) g.refresh_targets(s.players[i]);

@@ -71,7 +71,7 @@ ih::AbilityRules read_ability(const py::handle& v, const std::string& where) {
           r.ap = std::stoi(text.substr(0, dash));
           r.per_activation = std::stoi(text.substr(dash + 1));
         } catch (const std::exception&) {
-          bad_data(where, "cannot read ap '" + text + "'");
+          bad_data(where, "cannot read ap " + quoted(text));
         }
       }  // other texts ("as borrowed") belong to abilities of part 2
     } else {
@@ -119,7 +119,7 @@ void read_characters(const py::handle& chars, ih::GameSpec& spec) {
   py::list cards = data_list(data_get(chars, "characters", "characters"), "characters.characters");
   for (const py::handle card : cards) {
     const std::string id = data_str(data_get(card, "id", "characters.characters"), "characters.characters.id");
-    const std::string cw = "character '" + id + "'";
+    const std::string cw = "character " + quoted(id);
     ih::CharacterSpec c;
     c.id = id;
     c.name = data_str(data_get(card, "name", cw), cw + ".name");
@@ -164,7 +164,7 @@ void read_options(const py::object& teams, const py::object& sides, const std::s
     if (t == "draft")
       spec.team_mode = ih::Teams::kDraft;
     else if (t != "first_game")
-      throw py::value_error("teams must be 'first_game', 'draft' or two lists of 3 character ids, got '" + t + "'");
+      throw py::value_error("teams must be 'first_game', 'draft' or two lists of 3 character ids, got " + quoted(t));
   } else {
     if (!py::isinstance<py::list>(teams) && !py::isinstance<py::tuple>(teams))
       throw py::value_error("teams must be 'first_game', 'draft' or two lists of 3 character ids");
@@ -181,9 +181,9 @@ void read_options(const py::object& teams, const py::object& sides, const std::s
         const std::string id = ids[i].cast<std::string>();
         bool found = false;
         for (int k = 0; k < ih::kCards; ++k) found = found || id == ih::kCardIds[k];
-        if (!found) throw py::value_error("unknown character '" + id + "' in teams; choices: " + known);
+        if (!found) throw py::value_error("unknown character " + quoted(id) + " in teams; choices: " + known);
         for (const std::string& other : all)
-          if (other == id) throw py::value_error("character '" + id + "' is in the teams twice (6 distinct ids needed)");
+          if (other == id) throw py::value_error("character " + quoted(id) + " is in the teams twice (6 distinct ids needed)");
         all.push_back(id);
         spec.team_ids[team][i] = id;
       }
@@ -215,7 +215,7 @@ void read_options(const py::object& teams, const py::object& sides, const std::s
   if (setup == "interactive")
     spec.setup = ih::Setup::kInteractive;
   else if (setup != "fixed")
-    throw py::value_error("setup must be 'fixed' or 'interactive', got '" + setup + "'");
+    throw py::value_error("setup must be 'fixed' or 'interactive', got " + quoted(setup));
 }
 
 int side_of(const std::string& text, const std::string& where) {
@@ -230,9 +230,9 @@ void read_board(const std::string& name, const py::handle& boards, const py::han
   const py::handle all = data_get(boards, "boards", "boards");
   if (!py::isinstance<py::dict>(all)) bad_data("boards.boards", "expected an object");
   py::dict dict = py::reinterpret_borrow<py::dict>(all);
-  if (!dict.contains(name.c_str())) bad_data("boards", "no board named '" + name + "'");
+  if (!dict.contains(name.c_str())) bad_data("boards", "no board named " + quoted(name));
   const py::handle board = dict[name.c_str()];
-  const std::string w = "board '" + name + "'";
+  const std::string w = "board " + quoted(name);
   b.name = name;
   const py::handle layout = data_get(tiles, "board", "tiles");
   // Tiles (optional) and hedges.
@@ -343,7 +343,7 @@ int read_phase(const py::handle& v, const std::string& field, int count) {
     if (text == ih::kPhaseNames[p]) return p;
   std::string names;
   for (int p = 0; p < count; ++p) names += std::string(p ? ", " : "") + ih::kPhaseNames[p];
-  bad_field(field, "expected one of " + names + ", got '" + text + "'");
+  bad_field(field, "expected one of " + names + ", got " + quoted(text));
 }
 
 // Token list, distinct entries, optionally increasing.
@@ -527,7 +527,7 @@ struct ImperialHarvestTraits {
     const std::string facing = read_text(v, field);
     for (int k = 0; k < 4; ++k)
       if (facing == ih::kDirNames[k]) return k;
-    bad_field(field, "expected n, e, s or w, got '" + facing + "'");
+    bad_field(field, "expected n, e, s or w, got " + quoted(facing));
   }
 
   static int read_name(const py::handle& v, const std::string& field, const char* const* names, int count) {
@@ -537,7 +537,7 @@ struct ImperialHarvestTraits {
     const std::string text = read_text(v, field);
     for (int i = 0; i < count; ++i)
       if (text == names[i]) return i;
-    bad_field(field, "expected one of " + choices + ", got '" + text + "'");
+    bad_field(field, "expected one of " + choices + ", got " + quoted(text));
   }
 
   static ih::State state_from_dict(const ih::Game& g, const py::dict& d) {
@@ -649,7 +649,7 @@ struct ImperialHarvestTraits {
         int f = -1;
         for (size_t k = 0; k < board.face_names().size(); ++k)
           if (board.face_names()[k] == face) f = static_cast<int>(k);
-        if (f < 0) bad_field(field + "[0]", "unknown face '" + face + "'");
+        if (f < 0) bad_field(field + "[0]", "unknown face " + quoted(face));
         s.tile_face[i] = static_cast<uint8_t>(f);
         s.tile_transform[i] = static_cast<uint8_t>(read_int(entry[1], field + "[1]", 0, 7));
         ih::Bits128 east, south;

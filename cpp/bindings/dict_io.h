@@ -12,6 +12,19 @@ namespace meeple::bindings {
 
 namespace py = pybind11;
 
+// `text` (UTF-8) quoted and escaped as Python's repr writes a str ('a\x00b'): a user's text in an
+// error message. Copied in as it is, a NUL would end the message (Python reads it as a C string)
+// and a control character would reach the terminal.
+inline std::string quoted(const std::string& text) {
+  py::object s = py::reinterpret_steal<py::object>(
+      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace"));
+  if (!s) {
+    PyErr_Clear();
+    return "'?'";
+  }
+  return py::repr(s).cast<std::string>();
+}
+
 [[noreturn]] inline void bad_field(const std::string& field, const std::string& problem) {
   throw py::value_error("state field '" + field + "': " + problem);
 }
@@ -50,7 +63,7 @@ inline void require_keys(const py::dict& d, std::initializer_list<const char*> a
       throw py::value_error(where + " has a key that is not valid Unicode; expected: " + names);
     bool known = false;
     for (const char* k : allowed) known = known || key == k;
-    if (!known) throw py::value_error("unknown " + where + " field '" + key + "'; expected: " + names);
+    if (!known) throw py::value_error("unknown " + where + " field " + quoted(key) + "; expected: " + names);
   }
   for (const char* k : allowed)
     if (!d.contains(k)) throw py::value_error("missing " + where + " field '" + k + "'");
