@@ -2,6 +2,7 @@
 import copy
 
 import meeple
+import numpy as np
 import pytest
 from meeple import _core
 from meeple.imperial_harvest import Board, data
@@ -84,9 +85,17 @@ def test_random_boards_valid_and_agree_with_engine():
             assert len(state.legal_actions()) == 3
 
 
-def test_random_bad_seed():
-    with pytest.raises(ValueError, match="seed must be an int"):
-        Board.random("x")
+def test_random_seed_is_checked_as_game_seeds_are():
+    """An int or numpy integer in 0..2**64-1 (a game seed: board='random' draws Board.random(seed)
+    for new_initial_state(seed=seed)); TypeError for another type, ValueError out of range."""
+    assert Board.random(np.uint64(2**64 - 1)).to_dict() == Board.random(2**64 - 1).to_dict()
+    assert Board.random(np.int32(3)).to_dict() == Board.random(3).to_dict()
+    for bad in ("x", 1.5, None, True, np.True_):
+        with pytest.raises(TypeError, match="seed must be an int"):
+            Board.random(bad)
+    for bad in (-1, 2**64):
+        with pytest.raises(ValueError, match="seed must be an int in 0..2\\*\\*64-1"):
+            Board.random(bad)
 
 
 STD = data("boards")["boards"]["standard"]

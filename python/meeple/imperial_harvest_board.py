@@ -18,6 +18,8 @@ import textwrap
 from collections import deque
 from collections.abc import Iterable
 
+from ._arguments import seed as checked_seed
+
 __all__ = ["Board"]
 
 SIZE = 10
@@ -161,9 +163,10 @@ class Board:
         D37): the 8 rectangular and 4 square tiles shuffled over their slots, each with a random face
         and a random legal rotation; one random legal bridge per moat tile; camps, insignia, start
         spaces, hydras and strawberries as 'standard'. Drawn again (same generator) until every
-        garden cell can be reached from both character camps."""
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
-            raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
+        garden cell can be reached from both character camps. `seed` is an int (or numpy integer)
+        in 0..2**64-1, as game seeds are (the parameter ``board_seed`` takes 0..2**31-1 only); TypeError
+        for another type, ValueError out of range."""
+        seed = checked_seed(seed)
         tiles_data = _data("tiles")
         layout = tiles_data["board"]
         physical = sorted({f[:-1] for f in tiles_data["faces"]})
