@@ -399,6 +399,63 @@ def _read(game, d):
         return None, e
 
 
+def _numpy_scalars(value, as_int=np.int64):
+    """`value` (a state dict) with every int as `as_int(...)` and every bool as numpy's bool."""
+    if isinstance(value, bool):
+        return np.bool_(value)
+    if isinstance(value, int):
+        return as_int(value)
+    if isinstance(value, list):
+        return [_numpy_scalars(v, as_int) for v in value]
+    if isinstance(value, dict):
+        return {k: _numpy_scalars(v, as_int) for k, v in value.items()}
+    return value
+
+
+@pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
+def test_state_from_dict_takes_numpy_scalars_alike(case):
+    """numpy integers and bools are read as the Python values they equal, by both sides (as records
+    take them); a numpy float or a numpy bool where an int belongs is refused by both."""
+    engine_game, ref_game = case.load(), case.load_reference()
+    states = [s.clone() for s in random_game(engine_game, 3)]
+    for state in states[:: max(1, len(states) // 6)]:
+        d = json.loads(json.dumps(state.to_dict()))
+        for as_int in (np.int64, np.uint16, np.int32):
+            scalars = _numpy_scalars_small(d, as_int)
+            for game in (engine_game, ref_game):
+                assert json.loads(json.dumps(game.state_from_dict(scalars).to_dict())) == d
+        for bad in (np.float64, np.bool_):
+            damaged = _first_int_replaced(d, bad)
+            for game in (engine_game, ref_game):
+                with pytest.raises(ValueError):
+                    game.state_from_dict(damaged)
+
+
+def _numpy_scalars_small(value, as_int):
+    """`_numpy_scalars` with `as_int` only where the int fits it (negative ones stay int64)."""
+    info = np.iinfo(as_int)
+    return _numpy_scalars(value, lambda v: as_int(v) if info.min <= v <= info.max else np.int64(v))
+
+
+def _first_int_replaced(value, kind):
+    """A copy of `value` with its first int (depth first) replaced by `kind(int)`."""
+    done = []
+
+    def walk(v):
+        if not done and isinstance(v, int) and not isinstance(v, bool):
+            done.append(True)
+            return kind(v)
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        return v
+
+    damaged = walk(value)
+    assert done
+    return damaged
+
+
 @settings(max_examples=500, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(case_index=st.integers(0, max(0, len(DIFF_CASES) - 1)), seed=st.integers(0, 15),

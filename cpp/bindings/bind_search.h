@@ -25,22 +25,12 @@
 #include "../common/game_concept.h"
 #include "../common/mcts.h"
 #include "../common/thread_pool.h"
+#include "dict_io.h"
 #include "interrupt.h"
 
 namespace meeple::bindings {
 
 namespace py = pybind11;
-
-// Whether `value` is a bool, Python's or numpy's: numpy before 2.3 gives its bool an __index__
-// (with only a DeprecationWarning), so an int check alone would take True as 1.
-inline bool is_bool(const py::handle& value) {
-  if (PyBool_Check(value.ptr())) return true;
-  const char* type = Py_TYPE(value.ptr())->tp_name;
-  return std::strcmp(type, "numpy.bool") == 0 || std::strcmp(type, "numpy.bool_") == 0;
-}
-
-// Whether `value` can be read as an int: has __index__ and is no bool.
-inline bool is_int(const py::handle& value) { return !is_bool(value) && PyIndex_Check(value.ptr()); }
 
 // `value` as an int if it is one (int or numpy integer, not bool; TypeError naming it otherwise);
 // false when it does not fit a long long.

@@ -4,6 +4,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstring>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -11,6 +12,33 @@
 namespace meeple::bindings {
 
 namespace py = pybind11;
+
+// Whether `value` is a bool, Python's or numpy's: numpy before 2.3 gives its bool an __index__
+// (with only a DeprecationWarning), so an int check alone would take True as 1.
+inline bool is_bool(const py::handle& value) {
+  if (PyBool_Check(value.ptr())) return true;
+  const char* type = Py_TYPE(value.ptr())->tp_name;
+  return std::strcmp(type, "numpy.bool") == 0 || std::strcmp(type, "numpy.bool_") == 0;
+}
+
+// Whether `value` can be read as an int: has __index__ and is no bool.
+inline bool is_int(const py::handle& value) { return !is_bool(value) && PyIndex_Check(value.ptr()); }
+
+// `value` (is_int) as a long; false if it has none or it does not fit one.
+inline bool long_of(const py::handle& value, long& out) {
+  py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
+  if (!index) {
+    PyErr_Clear();
+    return false;
+  }
+  int overflow = 0;
+  out = PyLong_AsLongAndOverflow(index.ptr(), &overflow);
+  if (out == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return overflow == 0;
+}
 
 // `text` (UTF-8) quoted and escaped as Python's repr writes a str ('a\x00b'): a user's text in an
 // error message. Copied in as it is, a NUL would end the message (Python reads it as a C string)
@@ -69,21 +97,22 @@ inline void require_keys(const py::dict& d, std::initializer_list<const char*> a
     if (!d.contains(k)) throw py::value_error("missing " + where + " field '" + k + "'");
 }
 
+// An int field: a Python int or a numpy integer (as records take them), never a bool.
 inline long read_int(const py::handle& value, const std::string& field, long lo, long hi) {
-  if (PyBool_Check(value.ptr()) || !PyLong_Check(value.ptr()))
-    bad_field(field, std::string("expected an int, got ") + Py_TYPE(value.ptr())->tp_name);
-  int overflow = 0;
-  const long v = PyLong_AsLongAndOverflow(value.ptr(), &overflow);
-  if (overflow || v < lo || v > hi)
+  if (!is_int(value)) bad_field(field, std::string("expected an int, got ") + Py_TYPE(value.ptr())->tp_name);
+  long v = 0;
+  if (!long_of(value, v) || v < lo || v > hi)
     bad_field(field, "expected an int in " + std::to_string(lo) + ".." + std::to_string(hi) +
                          ", got " + py::repr(value).cast<std::string>());
   return v;
 }
 
+// A bool field: Python's or numpy's bool.
 inline bool read_bool(const py::handle& value, const std::string& field) {
-  if (!PyBool_Check(value.ptr()))
-    bad_field(field, std::string("expected true/false, got ") + Py_TYPE(value.ptr())->tp_name);
-  return value.ptr() == Py_True;
+  if (!is_bool(value)) bad_field(field, std::string("expected true/false, got ") + Py_TYPE(value.ptr())->tp_name);
+  const int truth = PyObject_IsTrue(value.ptr());
+  if (truth < 0) throw py::error_already_set();
+  return truth == 1;
 }
 
 inline py::list read_list(const py::handle& value, const std::string& field, long length = -1) {

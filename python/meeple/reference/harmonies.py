@@ -49,7 +49,7 @@ import random
 import re
 
 from . import _document
-from ._document import action_int as _action_int, as_int as _as_int
+from ._document import action_int as _action_int, as_int as _as_int, is_bool as _is_bool
 
 CHANCE = -1    # current_player() at a chance node (meeple.CHANCE)
 TERMINAL = -4  # current_player() once the game is over (meeple.TERMINAL)
@@ -1126,9 +1126,9 @@ def _state_from_dict(game, d):
         return v
 
     def flag(value, what):
-        if not isinstance(value, bool):
+        if not _is_bool(value):  # numpy's too, as integers may be numpy's
             fail(f"{what} must be a bool, got {value!r}")
-        return value
+        return bool(value)
 
     def listing(value, what):
         if not isinstance(value, (list, tuple)):

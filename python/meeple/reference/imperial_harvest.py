@@ -30,7 +30,7 @@ import pathlib
 import re
 
 from . import _document
-from ._document import action_int as _action_int, as_int as _as_int
+from ._document import action_int as _action_int, as_int as _as_int, is_bool as _is_bool
 
 # --------------------------------------------------------------------------------------- READINGS
 # Part 1 (R1-R12, unchanged):
@@ -2772,9 +2772,9 @@ def _state_from_dict(game, d):
         return v
 
     def boolean(value, what):
-        if not isinstance(value, bool):
+        if not _is_bool(value):  # numpy's too, as integers may be numpy's
             fail(f"{what} must be true or false, got {value!r}")
-        return value
+        return bool(value)
 
     def listing(value, what, length=None):
         if not isinstance(value, (list, tuple)) or (length is not None and len(value) != length):
