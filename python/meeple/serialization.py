@@ -157,7 +157,8 @@ class Record:
             yield state.clone()
 
     def replay(self):
-        """The final state of the record."""
+        """The final state of the record. Its `returns` are not compared with the state's: they
+        are the writer's (a game adjudicated before its end may have some; docs/serialization.md)."""
         state = self.load_game().new_initial_state(seed=self.seed)
         for i, a in enumerate(self.actions):
             try:
