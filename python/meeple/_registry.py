@@ -172,6 +172,11 @@ def parse_game_string(text: str) -> tuple[str, dict[str, str]]:
 def load(name: str, /, **params: Any) -> Game:
     """Returns the Game `name` with `params`; `name` may also be 'game(key=value,...)'.
 
+    A value may be given as itself (an int, a bool, a str...) or as the text a game string or the
+    command line's ``-p key=value`` writes it (``pits_per_row="10"``, ``spirits="false"``), read as
+    that value; no other conversion is made (10.0 is no int, 0 no bool: a ValueError naming the
+    parameter and what it takes). Documents are stricter (`load_from_document`).
+
     >>> game = load("abacuachego", parity="pit")
     >>> game.parameters()["parity"]
     'pit'
