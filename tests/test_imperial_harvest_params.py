@@ -96,6 +96,30 @@ def test_character_table_problems_are_named(tmp_path):
         meeple.load("imperial_harvest", characters=no_abilities)
 
 
+def _table_with(change):
+    table = data("characters")
+    change(table)
+    return table
+
+
+@pytest.mark.parametrize("load", [meeple.load, meeple.reference.load], ids=["engine", "reference"])
+@pytest.mark.parametrize("change, message", [
+    (lambda t: t.update(schema="imperial-harvest-characters/2"), "'schema' must be 'imperial-harvest-characters/1'"),
+    (lambda t: t.pop("schema"), "'schema' must be 'imperial-harvest-characters/1'.*got None"),
+    (lambda t: t.update(abilitys={}), "unknown key 'abilitys'"),
+    (lambda t: t["defaults"].update(ap=-1), "characters.defaults: ap must be in 0..20"),
+    (lambda t: t["defaults"].update(item_slots=9), "characters.defaults: item_slots must be in 0..8"),
+    (lambda t: t["defaults"]["strawberry"].update(bonus_ap=11), "characters.defaults: bonus_ap must be in 0..10"),
+], ids=["other_schema", "no_schema", "unknown_key", "defaults_ap", "defaults_slots", "defaults_bonus"])
+def test_character_table_version_keys_and_defaults(load, change, message):
+    """The table's version is checked (a later one may mean other things), an unknown key is a
+    typo, not silently ignored, and a bad default is named as the default, not as the first card
+    it reaches."""
+    with pytest.raises(ValueError, match=message):
+        load("imperial_harvest", characters=_table_with(change))
+    load("imperial_harvest", characters=_table_with(lambda t: t.pop("about")))  # the prose is optional
+
+
 def test_data_names_its_files():
     assert set(data("boards")["boards"]) >= {"standard"}
     with pytest.raises(ValueError, match="expected 'boards', 'tiles' or 'characters'"):

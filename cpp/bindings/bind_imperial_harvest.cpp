@@ -107,6 +107,11 @@ void read_characters(const py::handle& chars, ih::GameSpec& spec) {
   const int bonus = data_int(data_get(data_get(defaults, "strawberry", "characters.defaults"), "bonus_ap",
                                       "characters.defaults.strawberry"),
                              "characters.defaults.strawberry.bonus_ap");
+  // Checked here, where they are read: the Game constructor checks each card's numbers, defaults
+  // merged in, and would name the first card instead.
+  if (ap < 0 || ap > 20) bad_data("characters.defaults", "ap must be in 0..20");
+  if (slots < 0 || slots > 8) bad_data("characters.defaults", "item_slots must be in 0..8");
+  if (bonus < 0 || bonus > 10) bad_data("characters.defaults", "bonus_ap must be in 0..10");
   const py::handle abilities = data_get(chars, "abilities", "characters");
   for (int a = 0; a < ih::kAbilityCount; ++a) {
     const std::string where = std::string("characters.abilities.") + ih::kAbilityNames[a];

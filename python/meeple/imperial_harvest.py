@@ -112,6 +112,12 @@ def _check_character_table(table: dict) -> None:
     """The user's table must hold the 14 known cards (abilities are rules, so code) and the
     abilities' entries; the numbers are free."""
     shipped = data("characters")
+    if table.get("schema") != shipped["schema"]:
+        raise ValueError(f"character table: 'schema' must be {shipped['schema']!r} (the version of "
+                         f"characters.json this meeple reads), got {table.get('schema')!r}")
+    unknown = [k for k in table if k not in shipped]
+    if unknown:
+        raise ValueError(f"character table: unknown key {unknown[0]!r}; its keys: {', '.join(shipped)}")
     known = [c["id"] for c in shipped["characters"]]
     cards = table.get("characters")
     if not isinstance(cards, list) or not all(isinstance(c, dict) and isinstance(c.get("id"), str) for c in cards):

@@ -620,6 +620,9 @@ PER_GAME_ABILITIES = (AB_PLANT, AB_CHOP)
 _NO_COST = frozenset(a for a in ABILITY_NAMES if a not in ACTIVE_WITH_IDS) | {AB_PUPPETRY}
 MAX_DATA_INT = 1000000
 CARD_LIMITS = (("ap", 20), ("item_slots", 8), ("bonus_ap", 10))
+CHARACTER_TABLE_SCHEMA = "imperial-harvest-characters/1"
+CHARACTER_TABLE_KEYS = ("schema", "about", "defaults", "archetypes", "first_game_teams", "characters",
+                        "abilities")
 _STOI = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+)")
 
 
@@ -768,6 +771,13 @@ def _check_ability_as_read(name, spec):
 def _check_table(value, sides, teams):
     """Checks a user's card table as the engine does (ValueError naming the problem), and what
     the reference would read otherwise (see above). `sides`: (imperial, raiders)."""
+    if value.get("schema") != CHARACTER_TABLE_SCHEMA:
+        raise ValueError(f"character table: 'schema' must be {CHARACTER_TABLE_SCHEMA!r}, got "
+                         f"{value.get('schema')!r}")
+    unknown = [k for k in value if k not in CHARACTER_TABLE_KEYS]
+    if unknown:
+        raise ValueError(f"character table: unknown key {unknown[0]!r}; its keys: "
+                         f"{', '.join(CHARACTER_TABLE_KEYS)}")
     cards = value.get("characters")
     if not isinstance(cards, list) or not all(isinstance(c, dict) and isinstance(c.get("id"), str)
                                               for c in cards):
@@ -790,6 +800,9 @@ def _check_table(value, sides, teams):
         "bonus_ap": _data_int(_data_get(_data_get(defaults, "strawberry", "characters.defaults"),
                                         "bonus_ap", "characters.defaults.strawberry"),
                               "characters.defaults.strawberry.bonus_ap")}
+    for key, high in CARD_LIMITS:  # the engine checks them as it reads them, naming the defaults
+        if not 0 <= default_numbers[key] <= high:
+            raise _bad_data("characters.defaults", f"{key} must be in 0..{high}")
     abilities = _data_get(value, "abilities", "characters")
     read = {}
     for name in ABILITY_NAMES:
