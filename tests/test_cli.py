@@ -585,7 +585,11 @@ def test_render_record(capsys, tmp_path):
     (["other", "--json", "{doc}"], "the document is a state of abacuachego, not other"),
     (["abacuachego(parity=pit)", "--json", "{doc}"], "the document's parameters differ"),
     (["--json", "{bad}"], "is not one JSON document"),
-    (["--json", "{wrong}"], "unsupported schema"),
+    (["--json", "{wrong}"], "expected a state document (schema 'meeple-state/1', from state.to_json()) or a "
+                            "record (schema 'meeple-record/1', a line of `meeple selfplay`), got schema 'other/1'"),
+    (["--json", "{empty}"], "or a record (schema 'meeple-record/1', a line of `meeple selfplay`), got an object "
+                            "with no schema"),
+    (["--json", "{list}"], "got a JSON list"),
     (["--json", "{deep}"], "the JSON document is nested too deeply"),
     (["--json", "{long}"], "Exceeds the limit"),
     (["--json", "{binary}"], "is not UTF-8 text"),
@@ -593,7 +597,7 @@ def test_render_record(capsys, tmp_path):
 def test_render_bad_arguments(capsys, tmp_path, argv, message):
     files = {"{doc}": ABACUACHEGO.new_initial_state().to_json(), "{bad}": "{not json",
              "{wrong}": json.dumps({"schema": "other/1"}), "{deep}": "[" * 100_000 + "]" * 100_000,
-             "{long}": "9" * 5000, "{binary}": b"\xff\xfe{}"}
+             "{long}": "9" * 5000, "{binary}": b"\xff\xfe{}", "{empty}": "{}", "{list}": "[1]"}
     for key, content in files.items():
         path = tmp_path / key[1:-1]
         path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
@@ -627,6 +631,9 @@ def test_bench_delegates(capsys, monkeypatch):
     assert calls == [(None, True), (["abacuachego"], False)]
     code, _, err = run(capsys, "bench", "nochess")
     assert code == 2 and "unknown game 'nochess'" in err
+    code, _, err = run(capsys, "bench", "abacuachego(pits_per_row=4)")
+    assert code == 2 and "give the name alone, 'abacuachego', not 'abacuachego(pits_per_row=4)'" in err
+    assert len(calls) == 2
 
 
 def test_bench_missing_module(capsys, monkeypatch):

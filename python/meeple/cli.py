@@ -38,7 +38,7 @@ from ._arguments import MAX_THREADS
 from ._registry import game_spec, parse_game_string
 from .bots import (BOT_FAILURES, MCTS, Bot, BotError, Match, bot_failure, choose_action, derive_seed, inform_bots,
                    make_bot, parse_bot_specs, restart_bots, sample_chance)
-from .serialization import RECORD_SCHEMA, Record, state_from_document
+from .serialization import RECORD_SCHEMA, STATE_SCHEMA, Record, state_from_document
 
 # Per-game presentation hooks: a game without an entry is shown with the generic defaults.
 PLAYER_NAMES: dict[str, tuple[str, ...]] = {
@@ -878,6 +878,13 @@ def _divide(game: Any, state: Any, depth: int) -> None:
 def _cmd_bench(args: argparse.Namespace) -> int:
     unknown = [name for name in args.games if name not in list_games()]
     if unknown:
+        try:
+            base = parse_game_string(unknown[0])[0] if "(" in unknown[0] else None
+        except ValueError:
+            base = None
+        if base in list_games():  # a game string: the benchmarks have their own parameters
+            raise UsageError(f"bench times each game with the parameters its benchmarks use (those of the "
+                             f"report): give the name alone, {base!r}, not {unknown[0]!r}")
         raise UsageError(f"unknown game {unknown[0]!r}; available: {', '.join(list_games())}")
     try:
         from . import bench
@@ -985,6 +992,12 @@ def _read_state(path: str) -> Any:
     try:
         if isinstance(doc, dict) and doc.get("schema") == RECORD_SCHEMA:
             return Record.from_document(doc).replay()
+        if not isinstance(doc, dict) or doc.get("schema") != STATE_SCHEMA:  # neither: name both
+            found = (f"a JSON {type(doc).__name__}" if not isinstance(doc, dict) else
+                     f"schema {doc['schema']!r}" if "schema" in doc else "an object with no schema")
+            raise UsageError(f"{source}: expected a state document (schema {STATE_SCHEMA!r}, from "
+                             f"state.to_json()) or a record (schema {RECORD_SCHEMA!r}, a line of "
+                             f"`meeple selfplay`), got {found}")
         return state_from_document(doc)
     except (ValueError, TypeError) as e:
         raise UsageError(f"{source}: {e}") from None
