@@ -13,7 +13,6 @@ pure-Python reference (`meeple.reference`):
 >>> state.returns().tolist(), state.move_number()
 ([1.0, -1.0], 49)
 """
-from __future__ import annotations
 
 import atexit as _atexit
 import importlib as _importlib
