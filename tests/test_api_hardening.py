@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -363,6 +364,79 @@ def test_a_users_text_in_an_error_message_is_escaped_whole():
         message = str(info.value)
         assert words in message and "\\x00\\x1b[2Jy'" in message, message
         assert "\x00" not in message and "\x1b" not in message, message
+    # Names in a user's character table, refused by the engine's core (C++ messages).
+    table_damages = [
+        (lambda t: t["characters"][0]["abilities"].__setitem__(0, "zz\x00top"), "unknown ability 'zz\\x00top'"),
+        (lambda t: t["first_game_teams"]["imperial"].__setitem__(0, "mo\x00nk"),
+         "unknown character 'mo\\x00nk' in the teams"),
+        (_same_archetype_for_two_first_game_cards, "share the archetype 'a\\x00b'"),
+    ]
+    for damage, words in table_damages:
+        table = meeple.imperial_harvest.data("characters")
+        damage(table)
+        with pytest.raises(ValueError, match=re.escape(words)):
+            meeple.load("imperial_harvest", characters=table)
+
+
+def _same_archetype_for_two_first_game_cards(table):
+    imperial = table["first_game_teams"]["imperial"]
+    for card in table["characters"]:
+        if card["id"] in imperial[:2]:
+            card["archetype"] = "a\x00b"
+
+
+class _Str(str):
+    def __repr__(self):
+        raise ZeroDivisionError("a str subclass's own __repr__ is not called")
+
+
+@pytest.mark.parametrize("load", [meeple.load, meeple.reference.load], ids=["engine", "reference"])
+def test_string_to_action_names_a_str_subclass_as_a_str(load):
+    for name in meeple.list_games():
+        state = load(name).new_initial_state()
+        with pytest.raises(ValueError, match="zz"):
+            state.string_to_action(_Str("zz"))
+        with pytest.raises(TypeError, match="action text must be a str, got bytes"):
+            state.string_to_action(b"take 0")
+
+
+@pytest.mark.parametrize("load", [meeple.load, meeple.reference.load], ids=["engine", "reference"])
+def test_an_index_method_in_a_document_is_never_run(load):
+    """A state dict or a character table is read as data: an object's own __index__ is not run
+    (one that emptied the list being read crashed the engine's reader), so such an object is
+    refused as no int; numpy integers are read."""
+    calls = []
+
+    game = load("abacuachego")
+    d = json.loads(json.dumps(game.new_initial_state().to_dict()))
+    row = d["pits"][0]
+
+    class Emptying:
+        def __index__(self):
+            calls.append(1)
+            row.clear()
+            return 5
+
+    row[3] = Emptying()
+    with pytest.raises(ValueError, match="pits"):
+        game.state_from_dict(d)
+    table = meeple.imperial_harvest.data("characters")
+    cards = table["characters"]
+
+    class EmptyingCards:
+        def __index__(self):
+            calls.append(1)
+            cards.clear()
+            return 3
+
+    cards[0]["ap"] = EmptyingCards()
+    with pytest.raises(ValueError):
+        load("imperial_harvest", characters=table)
+    assert calls == []
+    table = meeple.imperial_harvest.data("characters")
+    table["defaults"]["ap"] = np.int64(3)  # a table is JSON data (kept in parameters()): refused
+    with pytest.raises(ValueError):
+        load("imperial_harvest", characters=table)
 
 
 # ------------------------------------------------------------------------------- Imperial Harvest teams

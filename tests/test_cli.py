@@ -589,7 +589,8 @@ def test_render_record(capsys, tmp_path):
                             "record (schema 'meeple-record/1', a line of `meeple selfplay`), got schema 'other/1'"),
     (["--json", "{empty}"], "or a record (schema 'meeple-record/1', a line of `meeple selfplay`), got an object "
                             "with no schema"),
-    (["--json", "{list}"], "got a JSON list"),
+    (["--json", "{list}"], "got a JSON array"),
+    (["--json", "{null}"], "got a JSON null"),
     (["--json", "{deep}"], "the JSON document is nested too deeply"),
     (["--json", "{long}"], "Exceeds the limit"),
     (["--json", "{binary}"], "is not UTF-8 text"),
@@ -597,7 +598,7 @@ def test_render_record(capsys, tmp_path):
 def test_render_bad_arguments(capsys, tmp_path, argv, message):
     files = {"{doc}": ABACUACHEGO.new_initial_state().to_json(), "{bad}": "{not json",
              "{wrong}": json.dumps({"schema": "other/1"}), "{deep}": "[" * 100_000 + "]" * 100_000,
-             "{long}": "9" * 5000, "{binary}": b"\xff\xfe{}", "{empty}": "{}", "{list}": "[1]"}
+             "{long}": "9" * 5000, "{binary}": b"\xff\xfe{}", "{empty}": "{}", "{list}": "[1]", "{null}": "null"}
     for key, content in files.items():
         path = tmp_path / key[1:-1]
         path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)

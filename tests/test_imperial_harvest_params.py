@@ -10,6 +10,7 @@ import random
 import re
 
 import meeple
+import numpy as np
 import pytest
 from meeple._registry import parse_game_string
 from meeple.imperial_harvest import (_ABILITY_RULES, USAGE_LEGEND, Board, action_word, cards_in_play, data,
@@ -69,6 +70,16 @@ def test_board_seed_needs_the_random_board(load, board):
     assert load("imperial_harvest", board=board, board_seed=None).parameters()["board_seed"] is None
 
 
+@pytest.mark.parametrize("load", [meeple.load, meeple.reference.load], ids=["engine", "reference"])
+def test_board_seed_may_be_a_numpy_integer(load):
+    """As every seed may: read as the int it equals (and written so in parameters())."""
+    seed = load("imperial_harvest", board="random", board_seed=np.int64(3)).parameters()["board_seed"]
+    assert seed == 3 and type(seed) is int
+    for bad in (np.True_, np.float64(3)):
+        with pytest.raises(ValueError, match="board_seed"):
+            load("imperial_harvest", board="random", board_seed=bad)
+
+
 def test_character_table_problems_are_named(tmp_path):
     table = data("characters")
     table["characters"] = table["characters"][:-1]
@@ -110,14 +121,27 @@ def _table_with(change):
     (lambda t: t["defaults"].update(ap=-1), "characters.defaults: ap must be in 0..20"),
     (lambda t: t["defaults"].update(item_slots=9), "characters.defaults: item_slots must be in 0..8"),
     (lambda t: t["defaults"]["strawberry"].update(bonus_ap=11), "characters.defaults: bonus_ap must be in 0..10"),
-], ids=["other_schema", "no_schema", "unknown_key", "defaults_ap", "defaults_slots", "defaults_bonus"])
+    (lambda t: t["characters"][2].update(ap_=3), "unknown key 'ap_' in character 'sorceress'; its keys: id, name"),
+    (lambda t: t["characters"][2].update(advanced={"item_slot": 3}),
+     r"unknown key 'item_slot' in character 'sorceress'\.advanced; its keys: ap, item_slots, strawberry"),
+    (lambda t: t["characters"][2].update(strawberry={"bonus": 1}),
+     r"unknown key 'bonus' in character 'sorceress'\.strawberry; its keys: bonus_ap"),
+    (lambda t: t["defaults"].update(slots=2), "unknown key 'slots' in defaults; its keys: ap, item_slots"),
+    (lambda t: t["defaults"]["strawberry"].update(bonusap=1), r"unknown key 'bonusap' in defaults\.strawberry"),
+    (lambda t: t["abilities"]["spear"].update(atack=True), "unknown key 'atack' in ability 'spear'; its keys: ap,"),
+    (lambda t: t["abilities"]["spear"].update(advanced={"aP": 1}), r"unknown key 'aP' in ability 'spear'\.advanced"),
+], ids=["other_schema", "no_schema", "unknown_key", "defaults_ap", "defaults_slots", "defaults_bonus", "card_key",
+        "card_advanced_key", "card_strawberry_key", "defaults_key", "defaults_strawberry_key", "ability_key",
+        "ability_advanced_key"])
 def test_character_table_version_keys_and_defaults(load, change, message):
-    """The table's version is checked (a later one may mean other things), an unknown key is a
-    typo, not silently ignored, and a bad default is named as the default, not as the first card
-    it reaches."""
+    """The table's version is checked (a later one may mean other things), an unknown key anywhere
+    is a typo, not silently ignored, and a bad default is named as the default, not as the first
+    card it reaches (refused even where every card has its own number)."""
     with pytest.raises(ValueError, match=message):
         load("imperial_harvest", characters=_table_with(change))
     load("imperial_harvest", characters=_table_with(lambda t: t.pop("about")))  # the prose is optional
+    own = {"ap": 4, "item_slots": 3, "strawberry": {"bonus_ap": 2}, "advanced": {"ap": 5}}
+    load("imperial_harvest", characters=_table_with(lambda t: t["characters"][2].update(own)))
 
 
 def test_data_names_its_files():

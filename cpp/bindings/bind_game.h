@@ -590,9 +590,17 @@ std::pair<py::class_<G, std::shared_ptr<G>>, py::class_<PyState<G>>> bind_game(
               std::vector<Action> legal;
               legal_list(*s.game, s.state, legal);
               std::ostringstream message;
-              // repr: quoted and escaped as Python writes it (a NUL in the text would otherwise end
-              // the message where Python reads it as a C string).
-              message << py::repr(given).cast<std::string>() << " is not an action of "
+              // Quoted and escaped (a NUL copied in would end the message); str's own repr for a
+              // text with no UTF-8 (a lone surrogate), never a subclass's __repr__.
+              std::string shown;
+              if (utf8) {
+                shown = quoted(text);
+              } else {
+                const py::object repr = py::reinterpret_steal<py::object>(PyUnicode_Type.tp_repr(given.ptr()));
+                if (!repr) throw py::error_already_set();
+                shown = py::str(repr).cast<std::string>();
+              }
+              message << shown << " is not an action of "
                       << Traits::kName;
               if (!s.game->is_chance_node(s.state))
                 for (size_t i = 0; i < legal.size(); ++i)

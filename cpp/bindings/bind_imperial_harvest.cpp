@@ -29,9 +29,11 @@ py::handle data_get(const py::handle& d, const char* key, const std::string& whe
 }
 
 int data_int(const py::handle& v, const std::string& where) {
-  if (!is_int(v)) bad_data(where, "expected an int");
-  long x = 0;
-  if (!long_of(v, x) || x < -1000000 || x > 1000000) bad_data(where, "int out of range");
+  // A plain int (the Python layer hands over JSON data): no user __index__ runs mid-read.
+  if (PyBool_Check(v.ptr()) || !PyLong_Check(v.ptr())) bad_data(where, "expected an int");
+  int overflow = 0;
+  const long x = PyLong_AsLongAndOverflow(v.ptr(), &overflow);
+  if (overflow || x < -1000000 || x > 1000000) bad_data(where, "int out of range");
   return static_cast<int>(x);
 }
 

@@ -4,6 +4,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include "../common/text.h"  // quoted: a user's text in a message
+
 #include <cstring>
 #include <initializer_list>
 #include <string>
@@ -24,33 +26,28 @@ inline bool is_bool(const py::handle& value) {
 // Whether `value` can be read as an int: has __index__ and is no bool.
 inline bool is_int(const py::handle& value) { return !is_bool(value) && PyIndex_Check(value.ptr()); }
 
-// `value` (is_int) as a long; false if it has none or it does not fit one.
+// Whether `value` is an int a document may hold: a Python int (not a bool) or a numpy integer.
+// Only these: reading them runs no code of the caller's (an __index__ that changed the dict or
+// list being read would pull it from under the reader).
+inline bool is_document_int(const py::handle& value) {
+  if (PyLong_Check(value.ptr())) return !PyBool_Check(value.ptr());
+  return std::strncmp(Py_TYPE(value.ptr())->tp_name, "numpy.", 6) == 0 && is_int(value);
+}
+
+// `value` (is_int) as a long; false if it is none after all (a TypeError of its __index__, as a
+// numpy array that is no integer scalar raises) or does not fit one. Another exception of its
+// __index__ (a KeyboardInterrupt) goes on as it is.
 inline bool long_of(const py::handle& value, long& out) {
   py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
   if (!index) {
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) throw py::error_already_set();
     PyErr_Clear();
     return false;
   }
   int overflow = 0;
   out = PyLong_AsLongAndOverflow(index.ptr(), &overflow);
-  if (out == -1 && PyErr_Occurred()) {
-    PyErr_Clear();
-    return false;
-  }
+  if (out == -1 && PyErr_Occurred()) throw py::error_already_set();
   return overflow == 0;
-}
-
-// `text` (UTF-8) quoted and escaped as Python's repr writes a str ('a\x00b'): a user's text in an
-// error message. Copied in as it is, a NUL would end the message (Python reads it as a C string)
-// and a control character would reach the terminal.
-inline std::string quoted(const std::string& text) {
-  py::object s = py::reinterpret_steal<py::object>(
-      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace"));
-  if (!s) {
-    PyErr_Clear();
-    return "'?'";
-  }
-  return py::repr(s).cast<std::string>();
 }
 
 [[noreturn]] inline void bad_field(const std::string& field, const std::string& problem) {
@@ -99,7 +96,7 @@ inline void require_keys(const py::dict& d, std::initializer_list<const char*> a
 
 // An int field: a Python int or a numpy integer (as records take them), never a bool.
 inline long read_int(const py::handle& value, const std::string& field, long lo, long hi) {
-  if (!is_int(value)) bad_field(field, std::string("expected an int, got ") + Py_TYPE(value.ptr())->tp_name);
+  if (!is_document_int(value)) bad_field(field, std::string("expected an int, got ") + Py_TYPE(value.ptr())->tp_name);
   long v = 0;
   if (!long_of(value, v) || v < lo || v > hi)
     bad_field(field, "expected an int in " + std::to_string(lo) + ".." + std::to_string(hi) +

@@ -10,6 +10,34 @@ namespace meeple {
 
 inline constexpr size_t kTextWidth = 80;
 
+// `text` in single quotes, its control characters, quote and backslash escaped as in a Python
+// string literal ('a\x00b', as repr writes most texts): a user's text in an error message. Copied in as it is, a NUL would end
+// the message (Python reads it as a C string) and a control character would reach the terminal.
+inline std::string quoted(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "'";
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\' || c == '\'') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    } else {
+      out += c;  // UTF-8 bytes of other characters as they are
+    }
+  }
+  return out + "'";
+}
+
 // `text` (one line) broken at spaces into lines of at most `width` columns, each line after the
 // first starting with `indent`; its own leading spaces are kept, and a word longer than a line
 // stands alone. Ends with a newline.

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "../common/float_planes.h"
+#include "../common/text.h"  // quoted
 
 namespace meeple::imperial_harvest {
 
@@ -165,7 +166,7 @@ Game::Game(const GameSpec& spec)
     int k = -1;
     for (int i = 0; i < kCards; ++i)
       if (c.id == kCardIds[i]) k = i;
-    if (k < 0) fail("unknown character '" + c.id + "'");
+    if (k < 0) fail("unknown character " + quoted(c.id));
     if (seen[k]) fail("character '" + c.id + "' listed twice");
     seen[k] = true;
     for (int team = 0; team < kTeams; ++team) {
@@ -188,7 +189,7 @@ Game::Game(const GameSpec& spec)
         int found = -1;
         for (int a = 0; a < kAbilityCount; ++a)
           if (name == kAbilityNames[a]) found = a;
-        if (found < 0) fail("character '" + c.id + "': unknown ability '" + name + "'");
+        if (found < 0) fail("character '" + c.id + "': unknown ability " + quoted(name));
         info.abilities |= uint64_t{1} << found;
         const int uses = abilities_[advanced_[team]][found].uses_per_game;
         if (uses > 0) {
@@ -225,7 +226,7 @@ Game::Game(const GameSpec& spec)
         int k = -1;
         for (int j = 0; j < kCards; ++j)
           if (spec.team_ids[team][i] == kCardIds[j]) k = j;
-        if (k < 0) fail("unknown character '" + spec.team_ids[team][i] + "' in the teams");
+        if (k < 0) fail("unknown character " + quoted(spec.team_ids[team][i]) + " in the teams");
         fixed_teams_[team][i] = k;
       }
     for (int t = 0; t < kCharacters; ++t)
@@ -234,7 +235,7 @@ Game::Game(const GameSpec& spec)
         if (a == b) fail(std::string("character '") + kCardIds[a] + "' is in the teams twice");
         if (team_of(t) == team_of(u) && cards_[0][a].archetype == cards_[0][b].archetype)
           fail(std::string("characters '") + kCardIds[b] + "' and '" + kCardIds[a] +
-               "' of one team share the archetype '" + cards_[0][a].archetype + "'");
+               "' of one team share the archetype " + quoted(cards_[0][a].archetype));
       }
   }
   fixed_token_with_.fill(kNone);

@@ -966,6 +966,10 @@ def _illegal_move(state: Any, number: int, words: list[str]) -> UsageError:
     return UsageError(f"move {number} ({move!r}) {error.reason}{listed}")
 
 
+_JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "boolean",
+               type(None): "null"}
+
+
 def _read_state(path: str) -> Any:
     """The state of a state document, or the final state of a record document, in `path`."""
     source = "standard input" if path == "-" else path  # as messages name it
@@ -993,8 +997,8 @@ def _read_state(path: str) -> Any:
         if isinstance(doc, dict) and doc.get("schema") == RECORD_SCHEMA:
             return Record.from_document(doc).replay()
         if not isinstance(doc, dict) or doc.get("schema") != STATE_SCHEMA:  # neither: name both
-            found = (f"a JSON {type(doc).__name__}" if not isinstance(doc, dict) else
-                     f"schema {doc['schema']!r}" if "schema" in doc else "an object with no schema")
+            found = (f"schema {doc['schema']!r}" if "schema" in doc else "an object with no schema") \
+                if isinstance(doc, dict) else f"a JSON {_JSON_KINDS.get(type(doc), 'value')}"
             raise UsageError(f"{source}: expected a state document (schema {STATE_SCHEMA!r}, from "
                              f"state.to_json()) or a record (schema {RECORD_SCHEMA!r}, a line of "
                              f"`meeple selfplay`), got {found}")

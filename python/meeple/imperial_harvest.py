@@ -20,10 +20,13 @@ Raiders.
 from __future__ import annotations
 
 import json
+import operator
 import textwrap
 from functools import lru_cache
 from importlib import resources
 from typing import Any
+
+import numpy as np
 
 from . import _core
 from ._registry import GameSpec, Param, register
@@ -47,6 +50,8 @@ def _check_board_seed(value):
             value = int(value.strip())
         except ValueError:
             pass
+    elif not isinstance(value, (bool, np.bool_)) and hasattr(type(value), "__index__"):
+        value = operator.index(value)  # a numpy integer, as for every seed
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_BOARD_SEED:
         raise ValueError(f"bad value {value!r} for parameter 'board_seed' of imperial_harvest; expected None "
                          f"(a new random board per game) or an int 0..{MAX_BOARD_SEED}")
@@ -104,8 +109,41 @@ def _check_characters(value):
     if not isinstance(value, dict):
         raise ValueError("parameter 'characters' of imperial_harvest must be None, a dict with the schema "
                          f"of characters.json or a path to such a file, got {type(value).__name__}")
+    try:  # the game's own copy, of plain JSON values only: the C++ reads no object of the caller's
+        value = json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError, RecursionError) as e:
+        raise ValueError(f"character table: not JSON data (what characters.json holds): {e}") from None
     _check_character_table(value)
     return value
+
+
+# The keys each object of a card table may have: characters.json's, and what the readers also take
+# (a card's own numbers and its advanced side, point 35). Any other is a typo, refused.
+_NUMBER_KEYS = ("ap", "item_slots", "strawberry")
+_CARD_KEYS = ("id", "name", "faction", "archetype", "abilities", *_NUMBER_KEYS, "advanced")
+_ABILITY_KEYS = ("ap", "per_activation", "uses_per_game", "attack", "passive", "vp", "ap_loss", "max_on_board",
+                 "ap_when_charging")
+
+
+def _keyed_objects(table: dict):
+    """(object, the keys it may have, where it is) for each object of `table` with known keys."""
+    def with_strawberry(obj, keys, where):
+        yield obj, keys, where
+        if isinstance(obj, dict):
+            yield obj.get("strawberry"), ("bonus_ap",), f"{where}.strawberry"
+
+    yield from with_strawberry(table.get("defaults"), _NUMBER_KEYS, "defaults")
+    cards = table.get("characters")
+    for card in cards if isinstance(cards, list) else ():
+        where = f"character {card.get('id')!r}" if isinstance(card, dict) else "characters"
+        yield from with_strawberry(card, _CARD_KEYS, where)
+        if isinstance(card, dict):
+            yield from with_strawberry(card.get("advanced"), _NUMBER_KEYS, f"{where}.advanced")
+    abilities = table.get("abilities")
+    for name, entry in abilities.items() if isinstance(abilities, dict) else ():
+        yield entry, (*_ABILITY_KEYS, "advanced"), f"ability {name!r}"
+        if isinstance(entry, dict):
+            yield entry.get("advanced"), _ABILITY_KEYS, f"ability {name!r}.advanced"
 
 
 def _check_character_table(table: dict) -> None:
@@ -118,6 +156,10 @@ def _check_character_table(table: dict) -> None:
     unknown = [k for k in table if k not in shipped]
     if unknown:
         raise ValueError(f"character table: unknown key {unknown[0]!r}; its keys: {', '.join(shipped)}")
+    for obj, keys, where in _keyed_objects(table):
+        unknown = [k for k in obj if k not in keys] if isinstance(obj, dict) else []
+        if unknown:
+            raise ValueError(f"character table: unknown key {unknown[0]!r} in {where}; its keys: {', '.join(keys)}")
     known = [c["id"] for c in shipped["characters"]]
     cards = table.get("characters")
     if not isinstance(cards, list) or not all(isinstance(c, dict) and isinstance(c.get("id"), str) for c in cards):

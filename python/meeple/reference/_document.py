@@ -33,6 +33,20 @@ def as_int(value):
         return None
 
 
+def document_int(value):
+    """`value` as a Python int if it is an int (not a bool) or a numpy integer, as a state dict
+    may hold them (numpy arrays' items); else None. Narrower than as_int: no other object's
+    __index__ is run (the engine reads a document the same way)."""
+    kind = type(value)
+    if kind is bool or not (isinstance(value, int) or (kind.__module__ == "numpy" and not is_bool(value)
+                                                         and hasattr(kind, "__index__"))):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:  # a numpy array that is no integer scalar
+        return None
+
+
 def action_int(action):
     """An action as an int; TypeError, with the engine's message, for one that is no integer at
     all (a bool, float, str, None...), so that a caller can tell a wrong type from an illegal

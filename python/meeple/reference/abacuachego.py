@@ -21,7 +21,7 @@ your own store), d = 1 counter-clockwise (CCW, away from your store).
 import re
 
 from . import _document
-from ._document import action_int as _action_int, as_int as _as_int
+from ._document import action_int as _action_int, as_int as _as_int, document_int as _document_int
 
 ZIPA = 0
 ZAQUE = 1
@@ -171,7 +171,7 @@ class AbacuachegoGame:
             raise ValueError(f"invalid abacuachego state: {problem}")
 
         def count(value, what):
-            v = _as_int(value)
+            v = _document_int(value)
             if v is None:
                 fail(f"{what} must be an integer, got {value!r}")
             if v < 0:
@@ -198,10 +198,10 @@ class AbacuachegoGame:
         expected = 2 * n * self.seeds_per_pit
         if total != expected:
             fail(f"the board holds {total} grains, expected 2 * {n} * {self.seeds_per_pit} = {expected}")
-        player = _as_int(d["current_player"])
+        player = _document_int(d["current_player"])
         if player not in (ZIPA, ZAQUE, TERMINAL):
             fail(f"current_player must be 0, 1 or {TERMINAL}, got {d['current_player']!r}")
-        ply = _as_int(d["ply"])
+        ply = _document_int(d["ply"])
         if ply is None or not 0 <= ply <= self.max_plies:
             fail(f"ply must be an integer in 0..{self.max_plies} (max_plies), got {d['ply']!r}")
         over_threshold = max(stores) >= self.win_threshold
@@ -362,10 +362,10 @@ class AbacuachegoState:
     def string_to_action(self, text):
         """'3cw' -> 4, '10ccw' -> 19; case and ASCII white space are ignored."""
         if not isinstance(text, str):
-            raise ValueError(f"action string must be a str, got {text!r}")
+            raise TypeError(f"action text must be a str, got {type(text).__name__}")
         m = re.fullmatch(r"([1-9][0-9]*)(cw|ccw)", re.sub(r"[ \t\n\r\f\v]", "", text).lower())
         if m is None or not 1 <= int(m.group(1)) <= self._game.n:
-            raise ValueError(f"not an abacuachego action: {text!r} "
+            raise ValueError(f"not an abacuachego action: {str.__repr__(text)} "
                              f"(expected a pit 1..{self._game.n} followed by cw or ccw, e.g. '3cw')")
         return 2 * (int(m.group(1)) - 1) + DIRECTION_NAMES.index(m.group(2))
 

@@ -49,7 +49,7 @@ import random
 import re
 
 from . import _document
-from ._document import action_int as _action_int, as_int as _as_int, is_bool as _is_bool
+from ._document import action_int as _action_int, as_int as _as_int, document_int as _document_int, is_bool as _is_bool
 
 CHANCE = -1    # current_player() at a chance node (meeple.CHANCE)
 TERMINAL = -4  # current_player() once the game is over (meeple.TERMINAL)
@@ -789,9 +789,9 @@ class HarmoniesState:
     def string_to_action(self, text):
         """The action named `text` (as action_to_string writes it; case and extra spaces ignored)."""
         if not isinstance(text, str):
-            raise ValueError(f"action string must be a str, got {text!r}")
+            raise TypeError(f"action text must be a str, got {type(text).__name__}")
         words = text.lower().split()
-        problem = ValueError(f"not a harmonies action here: {text!r}")
+        problem = ValueError(f"not a harmonies action here: {str.__repr__(text)}")
         if self._player == CHANCE:
             kind = self._chance_kind()
             if kind == "token":
@@ -1119,7 +1119,7 @@ def _state_from_dict(game, d):
         raise ValueError(f"invalid harmonies state: {problem}")
 
     def integer(value, what, low=None, high=None):
-        v = _as_int(value)
+        v = _document_int(value)
         if v is None or (low is not None and v < low) or (high is not None and v > high):
             bounds = f" in {low}..{high}" if high is not None else (f" >= {low}" if low is not None else "")
             fail(f"{what} must be an integer{bounds}, got {value!r}")
@@ -1286,7 +1286,7 @@ def _state_from_dict(game, d):
     state._end_triggered = flag(d["end_triggered"], "end_triggered")
     state._pending_spaces, state._pending_slots = pending_spaces, pending_slots
     state._pending_spirits = pending_spirits
-    current = _as_int(d["current_player"])
+    current = _document_int(d["current_player"])
     if current is None or current not in (CHANCE, TERMINAL, *range(num_players)):
         fail(f"current_player must be one of 0..{num_players - 1}, {CHANCE} or {TERMINAL}, "
              f"got {d['current_player']!r}")

@@ -30,7 +30,7 @@ import pathlib
 import re
 
 from . import _document
-from ._document import action_int as _action_int, as_int as _as_int, is_bool as _is_bool
+from ._document import action_int as _action_int, as_int as _as_int, document_int as _document_int, is_bool as _is_bool
 
 # --------------------------------------------------------------------------------------- READINGS
 # Part 1 (R1-R12, unchanged):
@@ -623,6 +623,28 @@ CARD_LIMITS = (("ap", 20), ("item_slots", 8), ("bonus_ap", 10))
 CHARACTER_TABLE_SCHEMA = "imperial-harvest-characters/1"
 CHARACTER_TABLE_KEYS = ("schema", "about", "defaults", "archetypes", "first_game_teams", "characters",
                         "abilities")
+# What each object of a card table may hold (a dict: its keys, each with the shape of its value or
+# None). Its own numbers and its advanced side are a card's besides the shipped keys (point 35).
+_NUMBERS_SHAPE = {"ap": None, "item_slots": None, "strawberry": {"bonus_ap": None}}
+_CARD_SHAPE = {"id": None, "name": None, "faction": None, "archetype": None, "abilities": None,
+               **_NUMBERS_SHAPE, "advanced": _NUMBERS_SHAPE}
+_ABILITY_BASIC_SHAPE = dict.fromkeys(("ap", "per_activation", "uses_per_game", "attack", "passive", "vp",
+                                      "ap_loss", "max_on_board", "ap_when_charging"))
+_ABILITY_SHAPE = {**_ABILITY_BASIC_SHAPE, "advanced": _ABILITY_BASIC_SHAPE}
+
+
+def _first_unknown_key(value, shape, where):
+    """'<key> in <where>; its keys: ...' for the first key of `value` (or of an object inside it)
+    that `shape` does not allow; None if there is none (a value of another type is not looked at)."""
+    if not isinstance(value, dict) or shape is None:
+        return None
+    for key, inner in value.items():
+        if key not in shape:
+            return f"{key!r} in {where}; its keys: {', '.join(shape)}"
+        found = _first_unknown_key(inner, shape[key], f"{where}.{key}")
+        if found:
+            return found
+    return None
 _STOI = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+)")
 
 
@@ -778,6 +800,15 @@ def _check_table(value, sides, teams):
     if unknown:
         raise ValueError(f"character table: unknown key {unknown[0]!r}; its keys: "
                          f"{', '.join(CHARACTER_TABLE_KEYS)}")
+    found = _first_unknown_key(value.get("defaults"), _NUMBERS_SHAPE, "defaults")
+    for card in value.get("characters") if isinstance(value.get("characters"), list) else ():
+        where = f"character {card.get('id')!r}" if isinstance(card, dict) else "characters"
+        found = found or _first_unknown_key(card, _CARD_SHAPE, where)
+    abilities = value.get("abilities")
+    for name, entry in abilities.items() if isinstance(abilities, dict) else ():
+        found = found or _first_unknown_key(entry, _ABILITY_SHAPE, f"ability {name!r}")
+    if found:
+        raise ValueError(f"character table: unknown key {found}")
     cards = value.get("characters")
     if not isinstance(cards, list) or not all(isinstance(c, dict) and isinstance(c.get("id"), str)
                                               for c in cards):
@@ -2516,12 +2547,12 @@ class ImperialHarvestState:
 
     def string_to_action(self, text):
         if not isinstance(text, str):
-            raise ValueError(f"action string must be a str, got {text!r}")
+            raise TypeError(f"action text must be a str, got {type(text).__name__}")
         wanted = " ".join(text.lower().split())
         for a in range(NUM_ACTIONS):
             if self.action_to_string(a).lower() == wanted:
                 return a
-        raise ValueError(f"not an imperial_harvest action in this state: {text!r} (e.g. 'rest monk', "
+        raise ValueError(f"not an imperial_harvest action in this state: {str.__repr__(text)} (e.g. 'rest monk', "
                          f"'move ne', 'pass 9,1 2', 'respawn 9,9', 'charm 4,5 s', 'draft regent')")
 
     # ----------------------------------------------------------------- observation
@@ -2779,7 +2810,7 @@ def _state_from_dict(game, d):
         raise ValueError(f"invalid imperial_harvest state: {problem}")
 
     def integer(value, what, low, high):
-        v = _as_int(value)
+        v = _document_int(value)
         if v is None or not low <= v <= high:
             fail(f"{what} must be an integer in {low}..{high}, got {value!r}")
         return v
@@ -3056,7 +3087,7 @@ def _state_from_dict(game, d):
     act.puppet = token(a.get("puppet"), "activation puppet")
     s._act = act
 
-    terminal = _as_int(d["current_player"]) == TERMINAL and not isinstance(d["current_player"], bool)
+    terminal = _document_int(d["current_player"]) == TERMINAL and not isinstance(d["current_player"], bool)
     s._terminal = terminal
     phase = s._phase
     if phase in SETUP_PHASES:
@@ -3233,7 +3264,7 @@ def _state_from_dict(game, d):
                     and any(h is not None and manhattan(h, s._cell[t]) == 1 for h in s._hydras)):
                 fail(f"token {t} stands next to a hydra outside its own camp")
     expected = TERMINAL if terminal else (s._queue[0] // TEAM_SIZE if s._queue else s._team)
-    if _as_int(d["current_player"]) != expected or isinstance(d["current_player"], bool):
+    if _document_int(d["current_player"]) != expected or isinstance(d["current_player"], bool):
         fail(f"current_player must be {expected}, got {d['current_player']!r}")
     if not terminal and not s.legal_actions():  # play never gets stuck: a document must not either
         fail("the player to move has no legal action")
