@@ -4,12 +4,12 @@
 
 #include <pybind11/pybind11.h>
 
-#include "../common/text.h"  // quoted: a user's text in a message
-
 #include <cstring>
 #include <initializer_list>
 #include <string>
 #include <vector>
+
+#include "../common/text.h"  // quoted: a user's text in a message
 
 namespace meeple::bindings {
 

@@ -11,8 +11,9 @@ namespace meeple {
 inline constexpr size_t kTextWidth = 80;
 
 // `text` in single quotes, its control characters, quote and backslash escaped as in a Python
-// string literal ('a\x00b', as repr writes most texts): a user's text in an error message. Copied in as it is, a NUL would end
-// the message (Python reads it as a C string) and a control character would reach the terminal.
+// string literal ('a\x00b', as repr writes most texts): a user's text in an error message.
+// Copied in as it is, a NUL would end the message (Python reads it as a C string) and a control
+// character would reach the terminal.
 inline std::string quoted(std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out = "'";
