@@ -109,6 +109,39 @@ def test_play_a_whole_game_by_numbers(capsys, monkeypatch, case):
                         output.rstrip().splitlines()[-1])
 
 
+def test_play_harmonies_ends_with_each_players_points(capsys, monkeypatch):
+    """The final board gives the totals; the table below it says where they came from."""
+    code, output, _ = play(capsys, monkeypatch, itertools.repeat(last_by_number), "harmonies", "--seed", "2")
+    assert code == 0
+    table = output[output.rindex("Points"):].splitlines()
+    assert table[0].split() == ["Points", "player", "0", "player", "1"]
+    assert [row.split()[0] for row in table[1:9]] == list(meeple.harmonies._SCORE_ROWS)
+    totals = [int(t) for t in re.search(r"Game over: .*\(points (\d+), (\d+)\)", output).groups()]
+    for p in (0, 1):
+        column = [int(row.split()[1 + p]) for row in table[1:9]]
+        assert sum(column[:-1]) == column[-1] == totals[p]  # the categories add up to the board's total
+
+
+@pytest.mark.parametrize("game, moves, read", [
+    ("imperial_harvest(teams=draft)", [], {"draft imperial bard": "draft imperial_bard",
+                                          "DRAFT Skin-Changer": "draft skin_changer"}),
+    ("imperial_harvest", ["rest monk", "activate guardian"], {"move south": "move s", "Face West": "face w"}),
+    ("harmonies", ["take 0"], {"place grey 0,0": None}),
+])
+def test_play_reads_a_persons_spellings(game, moves, read):
+    """Directions as words and ids with spaces or hyphens (Imperial Harvest), 'grey' (Harmonies)."""
+    name, params = meeple._registry.parse_game_string(game)
+    state = meeple.load(name, **params).new_initial_state(seed=1)
+    for move in moves:
+        state.apply_action(state.string_to_action(move))
+    for text, meant in read.items():
+        if meant is None:  # seed 1's first space holds no gray token: the reason names it
+            with pytest.raises(cli.MoveError, match="no gray token in your hand"):
+                cli.read_move(state, text)
+        else:
+            assert state.action_to_string(cli.read_move(state, text)) == meant
+
+
 def test_play_bad_input_reprompts(capsys, monkeypatch):
     code, output, err = play(capsys, monkeypatch, ["xyz", "99", "[99]", "[8]", "", "help", "3cw"], "abacuachego")
     assert code == 1 and err == ""
@@ -742,12 +775,15 @@ def test_play_cards_command_describes_the_cards_in_play(capsys, monkeypatch):
     assert code == 0
     assert "Also: cards (what the cards in play ask for and what they score)." in output
     state = meeple.load("harmonies").new_initial_state(seed=4)
-    assert meeple.harmonies.cards_in_play(state) in output
+    described = meeple.harmonies.cards_in_play(state)
+    assert cli._fitted(described) in output and " ".join(described.split()) in " ".join(output.split())
     code, output, _ = play(capsys, monkeypatch, ["help", "cards", "quit"], "imperial_harvest", "-p", "teams=draft")
     assert "Also: cards (each character's numbers and abilities: how each action is written, what it does)." \
         in output
     state = meeple.load("imperial_harvest", teams="draft").new_initial_state()
-    assert code == 0 and meeple.imperial_harvest.cards_in_play(state) in output
+    described = meeple.imperial_harvest.cards_in_play(state)
+    assert code == 0 and cli._fitted(described) in output
+    assert max(map(len, cli._fitted(described).splitlines())) <= 78 < max(map(len, described.splitlines()))
     # A game without cards has no such command: 'cards' is taken for a move name there.
     code, output, _ = play(capsys, monkeypatch, ["help", "cards", "quit"], "abacuachego")
     assert "Also: cards" not in output and "'cards' is not a legal move." in output

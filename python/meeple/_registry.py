@@ -110,6 +110,9 @@ class GameSpec:
     read_bare_number: Callable[[Any, int], int] | None = None
     # Why the move `action` is not legal in `state`, for a person (None: no simple reason).
     why_illegal: Callable[[Any, int], str | None] | None = None
+    # How a finished game was scored, for a person (`meeple play` prints it after the final board;
+    # None: the board says it all).
+    score_text: Callable[[Any], str] | None = None
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """Checks `given` and returns every parameter with its value, defaults filled in."""

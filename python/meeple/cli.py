@@ -27,6 +27,7 @@ import re
 import signal
 import stat
 import sys
+import textwrap
 import threading
 import time
 from typing import Any, TextIO
@@ -487,6 +488,9 @@ class TerminalGame:
             print(e)
             return e.code
         print(self.state)
+        score_text = game_spec(self.game.name).score_text
+        if score_text is not None:
+            print(score_text(self.state))
         print(self._result())
         return 0
 
@@ -532,7 +536,7 @@ class TerminalGame:
             elif command == "moves":
                 print(legal_moves_text(self.state))
             elif command == "cards" and self._cards_text is not None:
-                print(self._cards_text(self.state))
+                print(_fitted(self._cards_text(self.state)))
             elif command == "undo":
                 self._undo()
             elif command.split()[:1] == ["hint"]:
@@ -610,6 +614,17 @@ class TerminalGame:
 
     def _result(self) -> str:
         return result_text(np.asarray(self.state.returns(), dtype=float), self.seat)
+
+
+def _fitted(text: str, width: int = 78) -> str:
+    """`text` with each longer line broken at spaces to `width` columns, its continuation
+    indented under the line's own indentation (plus 4)."""
+    out = []
+    for line in text.splitlines():
+        indent = " " * (len(line) - len(line.lstrip(" ")) + 4)
+        out.append(textwrap.fill(line, width, subsequent_indent=indent, break_on_hyphens=False)
+                   if len(line) > width else line)
+    return "\n".join(out)
 
 
 def result_text(returns: np.ndarray, seat: int) -> str:

@@ -134,6 +134,7 @@ def cards_in_play(state: Any) -> str:
     return "\n\n".join(parts) if parts else "No cards in play."
 
 
+_COLOUR_SPELLINGS = {"grey": "gray"}  # British spelling
 _COLOUR_LETTERS = {"b": "blue", "s": "gray", "t": "brown", "g": "green", "y": "yellow", "r": "red"}  # the board's
 _MOST_UNFINISHED_CARDS = 4  # a spirit kept and not finished counts too (docs point 12)
 _TAKE_FIRST = "take tokens from a central space first ('take S')"
@@ -152,8 +153,22 @@ def spell_move(state: Any, text: str) -> str:
     if len(words) >= 3 and words[-1].isdigit() and words[-2].isdigit():
         words[-2:] = [f"{words[-2]},{words[-1]}"]
     if len(words) == 3 and words[0] == "place":
-        words[1] = _COLOUR_LETTERS.get(words[1], words[1])
+        words[1] = _COLOUR_LETTERS.get(words[1], _COLOUR_SPELLINGS.get(words[1], words[1]))
     return " ".join(words)
+
+
+_SCORE_ROWS = ("trees", "mountains", "fields", "buildings", "water", "animals", "spirit", "total")
+
+
+def score_table(state: Any) -> str:
+    """Each player's points by category (`score_breakdown`), one column a player: why the game
+    ended as it did."""
+    players = range(state.game.num_players())
+    scores = [state.score_breakdown(p) for p in players]
+    lines = ["Points".ljust(11) + "".join(f"{'player ' + str(p):>10}" for p in players)]
+    for row in _SCORE_ROWS:
+        lines.append(row.ljust(11) + "".join(f"{s[row]:>10}" for s in scores))
+    return "\n".join(lines)
 
 
 def why_illegal(state: Any, action: int) -> str | None:
@@ -226,6 +241,7 @@ register(GameSpec(
                "Rules: docs/rules/harmonies.md.",
     spell_move=spell_move,
     why_illegal=why_illegal,
+    score_text=score_table,
 ))
 
 Game: type = _core.HarmoniesGame

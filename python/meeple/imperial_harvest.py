@@ -575,6 +575,21 @@ def why_illegal(state: Any, action: int) -> str | None:
     return None
 
 
+_DIRECTION_WORDS = {"north": "n", "east": "e", "south": "s", "west": "w", "northeast": "ne", "southeast": "se",
+                    "southwest": "sw", "northwest": "nw"}
+
+
+def spell_move(state: Any, text: str) -> str:
+    """A person's spelling of a move as the move's own string: directions as words ('move north',
+    'pounce north-east'), and a character's id with spaces or hyphens ('draft imperial bard',
+    'rest skin-changer'). Only for text that is no move string as it stands."""
+    words = text.lower().replace("north-", "north").replace("south-", "south").split()
+    words = [_DIRECTION_WORDS.get(w, w) for w in words]
+    if len(words) > 2 and words[0] in ("draft", "rest", "activate", "forfeit", "puppet"):
+        words[1:] = ["_".join(words[1:])]
+    return " ".join(w.replace("-", "_") for w in words)
+
+
 register(GameSpec(
     name="imperial_harvest",
     description="Imperial Harvest: two teams of three gather strawberries in a hedged garden (2 players)",
@@ -585,7 +600,9 @@ register(GameSpec(
     moves_help="A turn: 'rest NAME' (one of your three characters rests), then for each of the other two\n"
                "'activate NAME', its actions ('move DIR', 'face DIR', 'pluck', 'deposit', abilities) and\n"
                "'end', or 'forfeit NAME' and a hydra step. Directions n, e, s, w (ne, se, sw, nw for\n"
-               "diagonal abilities); cells COL,ROW as drawn. Rules: docs/rules/imperial-harvest.md.",
+               "diagonal abilities; or north, north-east...); cells COL,ROW as drawn. Rules:\n"
+               "docs/rules/imperial-harvest.md.",
+    spell_move=spell_move,
     why_illegal=why_illegal,
 ))
 
