@@ -7,6 +7,7 @@ import copy
 import json
 import pickle
 import random
+import re
 
 import numpy as np
 import pytest
@@ -119,6 +120,13 @@ def test_vp_formula(standard):
             seen["carried"] |= carried > 0
             seen["deposited"] |= d["deposited"][team] > 0
             assert state.vp(team) == d["plucked"][team] + carried + 2 * d["deposited"][team]
+            # The board's VP line gives every term, so that it adds up.
+            line = re.search(rf"{('imperial', 'raiders')[team]} (\d+) = plucked (\d+) \+ carried (\d+) \+ 2 x "
+                             rf"deposited (\d+) \+ regent (\d+)\n", str(state))
+            total, plucked, carried_shown, deposited, regent = map(int, line.groups())
+            assert (plucked, carried_shown, deposited, regent) == \
+                (d["plucked"][team], carried, d["deposited"][team], d["regent_vp"][team])
+            assert total == state.vp(team) == plucked + carried_shown + 2 * deposited + regent
     assert all(seen.values()), seen
     for bad, error in ((2, ValueError), (-1, ValueError), (2**64, ValueError), (True, TypeError), (0.0, TypeError)):
         with pytest.raises(error, match="team must be an int"):

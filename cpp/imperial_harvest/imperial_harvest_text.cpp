@@ -173,7 +173,9 @@ std::string Game::to_string(const State& s) const {
   std::ostringstream out;
   // board="random": each game draws its own board from its seed (the template is not its name).
   out << "Imperial Harvest (board " << (random_boards_ ? std::string("random") : board_.name()) << "), round "
-      << int(s.round) << " of " << kRounds << ", " << kTeamNames[s.team & 1] << "' turn\n";
+      << int(s.round) << " of " << kRounds;
+  if (!is_terminal(s)) out << ", " << kTeamNames[s.team & 1] << "' turn";  // none once it is over
+  out << "\n";
   std::string status;
   if (is_terminal(s)) {
     const int a = vp(s, 0), b = vp(s, 1);
@@ -188,9 +190,13 @@ std::string Game::to_string(const State& s) const {
     if (s.queue_count) status += ", " + qualified_name(s, s.queue[0]) + " to respawn";
   }
   out << wrapped(status, "  ");
-  for (int team = 0; team < 2; ++team)
-    out << (team ? "    raiders " : "VP: imperial ") << vp(s, team) << " (plucked " << int(s.plucked[team])
-        << ", deposited " << int(s.deposited[team]) << ", regent " << int(s.regent_vp[team]) << ")\n";
+  for (int team = 0; team < 2; ++team) {  // every term of the VP (point 33), so that the line adds up
+    int carried = 0;
+    for (int t = team * kTeamSize; t < (team + 1) * kTeamSize; ++t) carried += s.carried[t];
+    out << (team ? "    raiders " : "VP: imperial ") << vp(s, team) << " = plucked " << int(s.plucked[team])
+        << " + carried " << carried << " + 2 x deposited " << int(s.deposited[team]) << " + regent "
+        << int(s.regent_vp[team]) << "\n";
+  }
   out << "Strawberries on the board: " << s.strawberries.count() << "\n";
   out << "    ";
   for (int x = 0; x < kSize; ++x) out << "  " << x << " ";
