@@ -267,7 +267,8 @@ std::string Game::to_string(const State& s) const {
     if (is_done(s, t)) out << " [done]";
     out << "\n";
   }
-  out << wrapped("  (~ water, H1/H2 hydras, === / ::: bridges, * strawberry, I/R character camps, "
+  out << wrapped("  (Mv: a token's letter, as listed above, and its facing ^ > v <; two tokens on a cell: "
+                 "both letters; ~ water, H1/H2 hydras, === / ::: bridges, * strawberry, I/R character camps, "
                  "i/r strawberry camps, $ sentries, | and --- hedges)", "   ");
   return out.str();
 }
