@@ -816,3 +816,12 @@ def test_a_bot_calling_sys_exit_is_a_failing_bot(capsys, monkeypatch):
     code, _, err = run(capsys, "play", "abacuachego", "--bot", "misbehaving_bots:Exits")
     assert code == 1
     assert "meeple play: error: bot 'misbehaving_bots:Exits' (seat 1) failed at move 1: SystemExit: 3" in err
+def test_play_hint_with_fewer_simulations_than_moves(capsys, monkeypatch):
+    """One simulation visits one move (it crashed on the unvisited ones): the hint names it alone."""
+    code, output, _ = play(capsys, monkeypatch, ["hint 1", "hint 2", "quit"], "abacuachego", "--seed", "3")
+    assert code == 0
+    assert re.search(r"MCTS \(1 simulation\) prefers \S+ \[\d+\] \(100% of visits, mean return [+-]\d\.\d\d\)\.\n",
+                     output)
+    assert re.search(r"MCTS \(2 simulations\) prefers .*\(50% of visits.*; then .*\(50% of visits", output)
+
+

@@ -561,10 +561,11 @@ class TerminalGame:
         bot = MCTS(self.game, simulations=simulations, seed=derive_seed(self.seed, len(self.actions)))
         bot.step(self.state.clone())
         total = sum(bot.last_visits.values())
-        ranked = sorted(bot.last_visits.items(), key=lambda item: (-item[1], item[0]))[:3]
+        visited = [(a, n) for a, n in bot.last_visits.items() if n > 0]  # few simulations leave moves unvisited
+        ranked = sorted(visited, key=lambda item: (-item[1], item[0]))[:3]
         moves = [f"{self.state.action_to_string(a)} [{a}] ({100 * n / total:.0f}% of visits, "
                  f"mean return {bot.last_values[a]:+.2f})" for a, n in ranked]
-        return f"MCTS ({simulations:,} simulations) prefers {moves[0]}" + \
+        return f"MCTS ({simulations:,} simulation{'s' if simulations > 1 else ''}) prefers {moves[0]}" + \
             (f"; then {', '.join(moves[1:])}." if len(moves) > 1 else ".")
 
     def _show(self) -> None:
