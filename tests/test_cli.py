@@ -228,7 +228,7 @@ def test_harmonies_reasons_for_cubes_cells_and_solo():
 
 def test_imperial_harvest_reasons_follow_the_turn():
     """Imperial Harvest explains a move of another phase of the turn, and which character may not
-    rest or act; an acting character's own actions get no reason (the rules document has them)."""
+    rest or act."""
     state = meeple.load("imperial_harvest").new_initial_state(seed=1)
 
     def refused(text):
@@ -252,6 +252,95 @@ def test_imperial_harvest_reasons_follow_the_turn():
     while state.current_player() == 1:
         state.apply_action(state.legal_actions()[-1])
     assert refused("rest guardian") == "is not legal now: the guardian rested last turn, so it acts this turn."
+
+
+def test_imperial_harvest_reasons_for_the_acting_character():
+    """The common reasons an acting character's action is refused, each from a hand-built position:
+    the board's edge, a hedge, water, a bridge's axis, another token's cell without AP to move on,
+    Agility, AP, a strawberry to pluck or carry, the camp to deposit at, facing, abilities the card
+    lacks or has used."""
+    game = meeple.load("imperial_harvest")
+    start = game.new_initial_state(seed=1)
+    for text in ("rest guardian", "activate monk"):
+        start.apply_action(start.string_to_action(text))
+
+    def refused(text, monk=None, activation=None, **fields):
+        d = start.to_dict()
+        d["characters"][0].update(monk or {})
+        d["activation"].update(activation or {})
+        d.update(fields)
+        with pytest.raises(cli.MoveError) as error:
+            cli.read_move(game.state_from_dict(d), text)
+        return error.value.reason.removeprefix("is not legal now: ").removesuffix(".")
+
+    assert start.to_dict()["characters"][0]["cell"] == [8, 0]  # the monk, 3 AP, next to the guardian on 9,0
+    assert refused("move n") == "8,0 is on the board's edge: there is no cell to the n"
+    assert refused("move ne") == "the monk has no Agility: it moves n, e, s or w"
+    assert refused("move e", activation={"ap": 1}) == ("9,0 holds another token: the monk may move onto it "
+                                                       "only with AP left to move on")
+    assert refused("move s", activation={"ap": 0}) == "the monk has no AP left"
+    assert refused("move e", monk={"cell": [3, 1]}) == "a hedge stands between 3,1 and 4,1"
+    assert refused("move s", monk={"cell": [7, 1]}) == "7,2 is water (the moat is crossed on its bridges)"
+    # One bridge a moat tile: the top-left tile's goes from 2,3 to 4,2, beside the top-right's on 5,2
+    assert start.to_dict()["bridges"] == [[5, 2], [2, 3], [2, 6], [5, 7]]
+    assert refused("move w", monk={"cell": [5, 2]}, bridges=[[4, 2], [5, 2], [2, 6], [5, 7]]) \
+        == "the bridge on 5,2 runs north-south: it is entered and left along it"
+    assert refused("pluck") == "there is no strawberry on 8,0"
+    assert refused("pluck", monk={"cell": [3, 1]}, activation={"ap": 0}) == "the monk has no AP left"
+    assert refused("deposit") == refused("discard") == "the monk carries no strawberry"
+    carrying = start.to_dict()
+    carrying["strawberries"].remove([3, 1])
+    assert refused("deposit", monk={"strawberries": 1}, activation={"bonus": True}, plucked=[1, 0],
+                   strawberries=carrying["strawberries"]) == \
+        "8,0 is not on or next to (across no hedge) your strawberry camp, the 'i' cells"
+    assert refused("face s") == "the monk faces s already"
+    assert refused("face n", activation={"face_used": True}) == "the monk has turned once this activation already"
+    target = start.action_to_string(173 + 3)  # spear the barbarian
+    assert refused(target) == "the monk has no Spear ability ('cards' shows each character's abilities)"
+    assert refused("pounce se", activation={"pounce_used": True}) == \
+        "the monk has used Dragon Pounce this activation (once per activation)"
+    assert refused("plant n", monk={"uses_left": 0}) == "the monk has used up its Plant for this game"
+    sorceress = meeple.load("imperial_harvest", teams="sorceress,monk,imperial_guardian/barbarian,raider_bard,"
+                                                       "hound").new_initial_state(seed=1)
+    for text in ("rest guardian", "activate sorceress"):
+        sorceress.apply_action(sorceress.string_to_action(text))
+    d = sorceress.to_dict()
+    d["activation"]["ap"] = 1
+    with pytest.raises(cli.MoveError, match="Shadow Walk costs 2 AP and the sorceress has 1 left"):
+        cli.read_move(sorceress.game.state_from_dict(d), "shadow n")
+
+
+def test_no_reason_is_given_for_a_legal_move(case):
+    """A game's reasons (GameSpec.why_illegal) are each enough to rule a move out: none is given
+    for a legal move, over random games. Imperial Harvest's acting character gets a reason for
+    nearly every illegal move, pluck, deposit and face."""
+    why_illegal = cli.game_spec(case.name).why_illegal
+    if why_illegal is None:
+        pytest.skip(f"{case.name} gives no reasons")
+    game = case.load()
+    explained, unexplained = 0, 0
+    for seed in range(3):
+        rng, state = random.Random(seed), game.new_initial_state(seed=seed)
+        while not state.is_terminal() and state.move_number() < 300:
+            legal = state.legal_actions().tolist()
+            if not state.is_chance_node():
+                for action in legal:
+                    assert why_illegal(state, action) is None, (seed, state.move_number(),
+                                                                state.action_to_string(action))
+                if case.name == "imperial_harvest" and state.to_dict()["phase"] == "act":
+                    for action in set(range(17, 33)) - set(legal):  # move, face, pluck, deposit, discard, end
+                        if why_illegal(state, action) is None:
+                            unexplained += 1
+                        else:
+                            explained += 1
+            state.apply_action(rng.choice(legal) if not state.is_chance_node() else sample_outcome(state, rng))
+    if case.name == "imperial_harvest":
+        assert explained > 100 and unexplained <= explained // 50, (explained, unexplained)
+
+
+def sample_outcome(state, rng: random.Random) -> int:
+    actions, weights = zip(*state.chance_outcomes())
+    return rng.choices(actions, weights)[0]
 
 
 def test_every_legal_move_reads_back(case):
@@ -770,6 +859,15 @@ def test_play_hint_shows_what_mcts_prefers(capsys, monkeypatch):
     assert expected(64, 2) in output.split("You play 3cw", 1)[1]
 
 
+def test_play_hint_with_fewer_simulations_than_moves(capsys, monkeypatch):
+    """One simulation visits one move (it crashed on the unvisited ones): the hint names it alone."""
+    code, output, _ = play(capsys, monkeypatch, ["hint 1", "hint 2", "quit"], "abacuachego", "--seed", "3")
+    assert code == 0
+    assert re.search(r"MCTS \(1 simulation\) prefers \S+ \[\d+\] \(100% of visits, mean return [+-]\d\.\d\d\)\.\n",
+                     output)
+    assert re.search(r"MCTS \(2 simulations\) prefers .*\(50% of visits.*; then .*\(50% of visits", output)
+
+
 def test_play_cards_command_describes_the_cards_in_play(capsys, monkeypatch):
     code, output, _ = play(capsys, monkeypatch, ["help", "cards", "quit"], "harmonies", "--seed", "4")
     assert code == 0
@@ -816,12 +914,3 @@ def test_a_bot_calling_sys_exit_is_a_failing_bot(capsys, monkeypatch):
     code, _, err = run(capsys, "play", "abacuachego", "--bot", "misbehaving_bots:Exits")
     assert code == 1
     assert "meeple play: error: bot 'misbehaving_bots:Exits' (seat 1) failed at move 1: SystemExit: 3" in err
-def test_play_hint_with_fewer_simulations_than_moves(capsys, monkeypatch):
-    """One simulation visits one move (it crashed on the unvisited ones): the hint names it alone."""
-    code, output, _ = play(capsys, monkeypatch, ["hint 1", "hint 2", "quit"], "abacuachego", "--seed", "3")
-    assert code == 0
-    assert re.search(r"MCTS \(1 simulation\) prefers \S+ \[\d+\] \(100% of visits, mean return [+-]\d\.\d\d\)\.\n",
-                     output)
-    assert re.search(r"MCTS \(2 simulations\) prefers .*\(50% of visits.*; then .*\(50% of visits", output)
-
-

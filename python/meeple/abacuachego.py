@@ -59,7 +59,7 @@ def read_pit(state: Any, pit: int) -> int:
 
 
 def why_illegal(state: Any, action: int) -> str | None:
-    """Why the move `action` (a pit and a direction) is not legal now, for a person."""
+    """Why the move `action` (a pit and a direction) is not legal now, for a person (None if legal)."""
     pit = action // 2 + 1
     params = state.game.parameters()
     grains = state.to_dict()["pits"][state.current_player()][pit - 1]
@@ -67,6 +67,8 @@ def why_illegal(state: Any, action: int) -> str | None:
         return f"pit {pit} is empty"
     by_count = params["parity"] == "count"
     even = (grains if by_count else pit) % 2 == 0
+    if (action % 2 == 0) == even or action in state.legal_actions():  # its own way, or far enough
+        return None
     because = f"{grains} grains" if by_count else f"pit {pit}"
     return (f"pit {pit} sows {'clockwise' if even else 'counter-clockwise'} ({because}: {'even' if even else 'odd'}); "
             f"the other way only when its grains reach the opponent's row")

@@ -172,13 +172,13 @@ def score_table(state: Any) -> str:
 
 
 def why_illegal(state: Any, action: int) -> str | None:
-    """Why the move `action` is not legal now, for a person (None: no simple reason)."""
+    """Why the move `action` is not legal now, for a person (None: no simple reason, or legal)."""
     d = state.to_dict()
     kind, *args = state.action_to_string(action).split()
     me = d["players"][d["current_player"]]
     hand = ", ".join(d["hand"]) or "empty"
     solo = len(d["players"]) == 1
-    if me["spirit_options"]:
+    if me["spirit_options"] and kind != "spirit":
         return "first keep one of the two spirit cards dealt to you ('spirit 0' or 'spirit 1'; 'cards' shows them)"
     if kind in ("place", "cube") and args[1].startswith("#"):  # 'place blue #23 (off the board)'
         return f"cell {args[1]} is off your board (side {state.game.parameters()['side']})"
@@ -210,7 +210,7 @@ def why_illegal(state: Any, action: int) -> str | None:
             return f"no {colour} token in your hand (hand: {hand})"
         if cell in me["cubes"]:  # (a cell off the board is '#23' in the string, answered above)
             return f"{cell} holds a cube: nothing more goes on it"
-        if me["board"][cell]:  # what else a stack refuses is the stacking table's
+        if me["board"][cell] and action not in state.legal_actions():  # else only the stacking table refuses
             return f"a {colour} token cannot go on {'-'.join(me['board'][cell])} (stacking: docs/rules/harmonies.md)"
     elif kind == "card":
         if d["took_card"]:
@@ -223,7 +223,8 @@ def why_illegal(state: Any, action: int) -> str | None:
     elif kind == "cube":
         if args[1] in me["cubes"]:
             return f"{args[1]} holds a cube already"
-        return f"the {args[0]} pattern does not fit there, or you hold no such unfinished card"
+        if action not in state.legal_actions():
+            return f"the {args[0]} pattern does not fit there, or you hold no such unfinished card"
     return None
 
 

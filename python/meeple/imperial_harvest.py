@@ -369,6 +369,12 @@ _NO_ACTION = {"changeling"}
 TEAMS = ("imperial", "raiders")
 
 
+@lru_cache(maxsize=None)
+def _ability_of_word() -> dict[str, str]:
+    """{'axe': 'battle_axe', ...}: the ability each action word plays."""
+    return {word: ability for ability in _shipped_abilities() if (word := action_word(ability)) is not None}
+
+
 def action_word(ability: str) -> str | None:
     """The first word of the actions that use `ability` (e.g. 'axe' for battle_axe); None for a
     passive ability and for Changeling, which borrows another's."""
@@ -555,11 +561,16 @@ _TURN_WORDS = {word for words, _ in _PHASE_MOVES.values() for word in words}
 
 
 def why_illegal(state: Any, action: int) -> str | None:
-    """Why the move `action` is not legal now, when it belongs to another phase of the turn (None
-    otherwise: an action of the acting character, whose reasons the rules document gives)."""
+    """Why the move `action` is not legal now, for a person: a move of another phase of the turn,
+    or the common reasons an acting character's own action is refused (the board's edge, a hedge,
+    water, AP, no strawberry...). None where there is no such simple reason; the rules document
+    has them all. Each reason alone rules the move out (a test checks none is given for a legal
+    move)."""
     word, *rest = state.action_to_string(action).split()
     d = state.to_dict()
     phase = d["phase"]
+    if phase == "act":
+        return _acting_reason(state, d, word, rest)
     if phase in _PHASE_MOVES:
         words, reason = _PHASE_MOVES[phase]
         if word not in words:
@@ -570,9 +581,120 @@ def why_illegal(state: Any, action: int) -> str | None:
         if word in ("activate", "forfeit") and (token == d["resting"] or token in d["done"]):
             return f"the {rest[0]} {'rests this turn' if token == d['resting'] else 'has had its go this turn'}"
         return None
-    if word in _TURN_WORDS:  # phase act or puppet
+    if word in _TURN_WORDS:  # phase puppet
         return "a character is acting: its actions, then 'end' (the board's first line names it)"
     return None
+
+
+_STEPS = {"n": (0, -1), "e": (1, 0), "s": (0, 1), "w": (-1, 0), "ne": (1, -1), "se": (1, 1), "sw": (-1, 1),
+          "nw": (-1, -1)}
+
+
+def _acting_reason(state: Any, d: dict, word: str, rest: list[str]) -> str | None:
+    """why_illegal in phase act: `word` (and its arguments `rest`) for the active character."""
+    token, activation = d["active"], d["activation"]
+    me = d["characters"][token]
+    if word in _TURN_WORDS:
+        return "a character is acting: its actions, then 'end' (the board's first line names it)"
+    if me["cell"] is None:
+        return None
+    name = state.action_to_string(3 + token % 3).split()[1]  # 'activate NAME' of its own slot
+    parameters = state.game.parameters()
+    table = parameters["characters"] if parameters["characters"] is not None else data("characters")
+    card = next(c for c in table["characters"] if c["id"] == me["id"])
+    abilities = card["abilities"]
+    side = _team_sides(parameters["sides"])[token // 3]
+    ap, free_moves = activation["ap"], activation["free_moves"]
+    x, y = me["cell"]
+    no_ap = f"the {name} has no AP left"
+    if word == "move":
+        if len(rest[0]) == 2 and "agility" not in abilities:
+            return f"the {name} has no Agility: it moves n, e, s or w"
+        if ap + free_moves == 0:
+            return no_ap
+        return _step_reason(d, token, name, (x, y), rest[0], ap + free_moves - 1)
+    if word in ("pluck", "deposit", "pass") and ap == 0:
+        return no_ap
+    if word == "pluck" and [x, y] not in d["strawberries"]:
+        return f"there is no strawberry on {x},{y}"
+    if word in ("deposit", "discard", "pass") and me["strawberries"] == 0:
+        return f"the {name} carries no strawberry"
+    if word == "deposit":
+        camp = d["camps"].get(f"{TEAMS[token // 3]}_strawberry")
+        if camp is not None and not any(_adjacent(d, (x, y), cell) for cell in _camp_cells(camp)):
+            return (f"{x},{y} is not on or next to (across no hedge) your strawberry camp, the "
+                    f"'{TEAMS[token // 3][0]}' cells")
+    if word == "face":
+        if activation["face_used"]:
+            return f"the {name} has turned once this activation already"
+        if rest[0] == me["facing"]:
+            return f"the {name} faces {rest[0]} already"
+    ability = _ability_of_word().get(word)
+    if ability is None:
+        return None
+    if ability not in abilities:
+        return None if "changeling" in abilities else \
+            f"the {name} has no {_title(ability)} ability ('cards' shows each character's abilities)"
+    rules = _on_side(table["abilities"][ability], side)
+    if rules.get("per_activation") == 1 and activation.get(f"{word}_used"):
+        return f"the {name} has used {_title(ability)} this activation (once per activation)"
+    if rules.get("uses_per_game") is not None and me["uses_left"] == 0:
+        return f"the {name} has used up its {_title(ability)} for this game"
+    cost = rules.get("ap")
+    if isinstance(cost, int) and cost > ap and ability != "horns":  # Horns after a Charge costs less
+        return f"{_title(ability)} costs {cost} AP and the {name} has {ap} left"
+    return None
+
+
+def _step_reason(d: dict, token: int, name: str, cell: tuple[int, int], direction: str,
+                 left_after: int) -> str | None:
+    """Why the active `token` cannot step from `cell` in `direction` (point 9-11), with
+    `left_after` AP and free moves left after paying for the move; None if no simple reason."""
+    (x, y), (dx, dy) = cell, _STEPS[direction]
+    to = (x + dx, y + dy)
+    if not (0 <= to[0] < 10 and 0 <= to[1] < 10):
+        return f"{x},{y} is on the board's edge: there is no cell to the {direction}"
+    bridges = {tuple(b) for b in d["bridges"]}
+    if _is_moat(to) and to not in bridges:
+        return f"{to[0]},{to[1]} is water (the moat is crossed on its bridges)"
+    if dx and dy:
+        if cell in bridges or to in bridges:
+            return "a diagonal move never goes onto or off a bridge"
+    else:
+        if _hedge_between(d, cell, to):
+            return f"a hedge stands between {x},{y} and {to[0]},{to[1]}"
+        for bridge in (cell, to):
+            along = "east-west" if bridge[0] in (2, 7) else "north-south"
+            if bridge in bridges and (dx != 0) != (along == "east-west"):
+                return f"the bridge on {bridge[0]},{bridge[1]} runs {along}: it is entered and left along it"
+    shared = any(other != token and c["cell"] == list(to) for other, c in enumerate(d["characters"])) or \
+        any(sentry is not None and sentry["cell"] == list(to) for sentry in d["sentries"])
+    if left_after < 1 and shared:
+        return (f"{to[0]},{to[1]} holds another token: the {name} may move onto it only with AP left to "
+                f"move on")
+    return None
+
+
+def _is_moat(cell: tuple[int, int]) -> bool:
+    x, y = cell
+    return (x in (2, 7) and 2 <= y <= 7) or (y in (2, 7) and 2 <= x <= 7)
+
+
+def _hedge_between(d: dict, a: tuple[int, int], b: tuple[int, int]) -> bool:
+    edge = sorted([list(a), list(b)], key=lambda c: c[1] * 10 + c[0])
+    return edge in d["hedges"]
+
+
+def _adjacent(d: dict, a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Point 12: the same cell, or orthogonal neighbours with no hedge between."""
+    distance = abs(a[0] - b[0]) + abs(a[1] - b[1])
+    return distance == 0 or (distance == 1 and not _hedge_between(d, a, b))
+
+
+def _camp_cells(corner: str) -> list[tuple[int, int]]:
+    board = data("tiles")["board"]
+    (ox, oy), (width, height) = board["camp_slots"][corner], board["camp_size"]
+    return [(ox + i, oy + j) for j in range(height) for i in range(width)]
 
 
 _DIRECTION_WORDS = {"north": "n", "east": "e", "south": "s", "west": "w", "northeast": "ne", "southeast": "se",
