@@ -19,6 +19,8 @@ from meeple import cli
 from meeple.bots import MCTS
 from meeple.serialization import Record
 
+from games import cases
+
 ABACUACHEGO = meeple.load("abacuachego")
 
 
@@ -168,6 +170,53 @@ def test_play_reads_a_bare_number_as_a_pit_in_abacuachego(capsys, monkeypatch):
     assert "You play 5ccw" in output and "'12' is no move here: there is no pit 12 (your pits are 1..10)" in output
     assert "'5' is no move here: pit 5 is empty." in output
     assert "'[9]' (5ccw) is not legal now: pit 5 is empty." in output and code == 0
+
+
+def test_play_enter_plays_the_only_legal_move(capsys, monkeypatch):
+    """Zipa's one grain, in pit 10, may only go counter-clockwise: an empty answer plays it (with
+    more moves to choose from, an empty answer asks again)."""
+    game = meeple.load("abacuachego")
+    terminal = cli.TerminalGame(game, 0, {}, {}, seed=0)
+    terminal.state = game.state_from_dict({"pits": [[0] * 9 + [1], [5] * 10], "stores": [49, 0],
+                                           "current_player": 0, "ply": 40})
+    answers = iter(["", "board", ""])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert terminal._ask() == game.new_initial_state().string_to_action("10ccw")
+    assert capsys.readouterr().out.count("(The only legal move: Enter plays 10ccw.)") == 1
+    assert terminal._ask() == game.new_initial_state().string_to_action("10ccw")  # after 'board' too
+    capsys.readouterr()
+    terminal.state = game.new_initial_state()
+    answers = iter(["", "1ccw"])
+    assert terminal._ask() == 1 and "Enter plays" not in capsys.readouterr().out
+
+
+def test_play_offers_undo_at_the_end(capsys, monkeypatch):
+    """At a terminal, a finished game offers to take back the person's last move: 'undo' goes back
+    to it and the game goes on (here to a different end); Enter leaves."""
+    game = meeple.load("abacuachego")
+    terminal = cli.TerminalGame(game, 0, {1: cli._make_bot("random", game, 7)}, {1: "random"}, seed=3,
+                                undo_at_end=True)
+    ends: list[list[int]] = []
+
+    def answer(prompt=""):
+        if prompt.startswith("Game over. 'undo' takes back your last move; Enter leaves"):
+            ends.append(list(terminal.actions))
+            return "undo" if len(ends) == 1 else ""
+        legal = terminal.state.legal_actions()
+        return f"[{legal[-1] if ends else legal[0]}]"  # after the undo, another move
+
+    monkeypatch.setattr("builtins.input", answer)
+    assert terminal.run() == 0
+    output = capsys.readouterr().out
+    assert len(ends) == 2 and ends[0] != ends[1] and output.count("Took back your last move.") == 1
+    assert len(re.findall(r"^(You win|You lose|Draw)", output, re.M)) == 2
+    # The games part where the first one's last move of the person was taken back: every move after
+    # it was the bot's.
+    shared = next(i for i, (a, b) in enumerate(zip(*ends)) if a != b)
+    state = game.new_initial_state(seed=3)
+    for i, action in enumerate(ends[0]):
+        assert state.current_player() == (0 if i == shared else 1) or i < shared
+        state.apply_action(action)
 
 
 def test_play_commands_ignore_case_and_q_quits(capsys, monkeypatch):
@@ -341,6 +390,80 @@ def test_no_reason_is_given_for_a_legal_move(case):
 def sample_outcome(state, rng: random.Random) -> int:
     actions, weights = zip(*state.chance_outcomes())
     return rng.choices(actions, weights)[0]
+
+
+def test_abacuachego_narrates_captures_and_extra_turns(capsys, monkeypatch):
+    """Zipa's pit 2 holds 2 grains: sown clockwise, the last lands in her store (another move). Pit
+    3's 5 grains sown clockwise end on Zaque's pit 8, making 10, which matches the last digit of its
+    front pit (Zipa's pit 3, just emptied): its 10 grains go to her store. 4cw and 1ccw capture
+    nothing: no narration."""
+    state = meeple.load("abacuachego").state_from_dict(
+        {"pits": [[1, 2, 5, 6, 5, 5, 5, 5, 5, 1], [5, 5, 5, 5, 5, 5, 5, 9, 5, 5]], "stores": [6, 0],
+         "current_player": 0, "ply": 2})
+
+    def narration(text):
+        action = state.string_to_action(text)
+        return meeple.abacuachego.narrate(state, action, state.child(action))
+
+    assert narration("2cw") == "The last grain lands in Zipa's store: Zipa moves again."
+    assert narration("3cw") == "Zipa captures 10 grains (store 16)."
+    assert narration("4cw") is None and narration("1ccw") is None
+    code, output, _ = play(capsys, monkeypatch, ["5ccw", "quit"], "abacuachego", "--seed", "3")
+    assert re.search(r"^player 1 \(Zaque\) \[random\] plays 7ccw\n  Zaque captures 6 grains \(store 6\)\.$",
+                     output, re.M)
+
+
+def test_imperial_harvest_narrates_defeats():
+    """The guardian spears the sorceress, who leaves the board: the narration names her."""
+    game = meeple.load("imperial_harvest")
+    state = game.new_initial_state(seed=1)
+    for text in ("rest monk", "activate guardian"):
+        state.apply_action(state.string_to_action(text))
+    d = state.to_dict()
+    d["characters"][1].update(cell=[9, 3], facing="s")  # the guardian, the sorceress in front of it
+    d["characters"][4]["cell"] = [9, 4]
+    before = game.state_from_dict(d)
+    after = before.clone()
+    spear = after.string_to_action("spear 9,4")
+    after.apply_action(spear)
+    assert meeple.imperial_harvest.narrate(before, spear, after) == "Defeated: raider-sorceress."
+    step = before.string_to_action("move w")
+    assert meeple.imperial_harvest.narrate(before, step, before.child(step)) is None
+
+
+NARRATED = [case for case in cases() if cli.game_spec(case.name).narrate is not None]  # not Harmonies
+
+
+@pytest.mark.parametrize("case", NARRATED, ids=[case.id for case in NARRATED])
+def test_narration_over_random_games(case):
+    """A game's narration (GameSpec.narrate) is one line of text or None after any move of random
+    games."""
+    narrate = cli.game_spec(case.name).narrate
+    told = 0
+    for seed in range(8):
+        rng, state = random.Random(seed), case.load().new_initial_state(seed=seed)
+        while not state.is_terminal():
+            action = rng.choice(state.legal_actions().tolist())
+            after = state.child(action)
+            story = narrate(state, action, after)
+            assert story is None or (isinstance(story, str) and story.strip() and "\n" not in story)
+            told += story is not None
+            state = after
+    if case.name == "abacuachego":  # random play captures often; defeats are rarer (a hand-built test)
+        assert told > 0
+
+
+def test_harmonies_play_shows_your_board_last():
+    """With 4 players the boards fill some 50 lines: the person's board comes last, next to the
+    central spaces, display and prompt, marked 'you'; the others follow play order after the seat."""
+    state = meeple.load("harmonies", players=4).new_initial_state(seed=2)
+    seen = cli.game_spec("harmonies").board_text(state, 1)
+    headers = [line for line in seen.split("\n") if line.startswith("Player ") and "points" in line]
+    assert headers == ["Player 2: 0 points, 0 turns", "Player 3: 0 points, 0 turns",
+                       "Player 0 (to move): 0 points, 0 turns", "Player 1 (you): 0 points, 0 turns"]
+    assert sorted(seen.replace(" (you)", "").split("\n")) == sorted(str(state).split("\n"))
+    assert seen.index("Player 1 (you)") < seen.index("Central:")
+    assert "Player 0 (you, to move):" in cli.game_spec("harmonies").board_text(state, 0)
 
 
 def test_every_legal_move_reads_back(case):
@@ -835,7 +958,7 @@ def test_play_hint_shows_what_mcts_prefers(capsys, monkeypatch):
     code, output, _ = play(capsys, monkeypatch, ["help", "hint", "hint 64", "hint 0", "hint many", "3cw", "hint 64",
                                                  "quit"], "abacuachego", "--seed", "5")
     assert code == 0
-    assert "hint [N] (the moves MCTS prefers here after N simulations, default 1000)" in output
+    assert "hint [N] (the moves MCTS prefers\nhere after N simulations, default 1000)" in output
     game = meeple.load("abacuachego")
     state = game.new_initial_state(seed=5)
 

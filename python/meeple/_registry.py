@@ -113,6 +113,12 @@ class GameSpec:
     # How a finished game was scored, for a person (`meeple play` prints it after the final board;
     # None: the board says it all).
     score_text: Callable[[Any], str] | None = None
+    # The board as `meeple play` shows it to the person at `seat` (None: str(state)); Harmonies puts
+    # that person's board last, next to the prompt.
+    board_text: Callable[[Any, int], str] | None = None
+    # What a move did that the board does not show at a glance, for `meeple play` (a capture, a
+    # defeat): narrate(state before, action, state after), or None.
+    narrate: Callable[[Any, int, Any], str | None] | None = None
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """Checks `given` and returns every parameter with its value, defaults filled in."""

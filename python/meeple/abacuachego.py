@@ -74,6 +74,21 @@ def why_illegal(state: Any, action: int) -> str | None:
             f"the other way only when its grains reach the opponent's row")
 
 
+def narrate(before: Any, action: int, after: Any) -> str | None:
+    """A move's capture or extra turn, for `meeple play` (the mover's store only grows by its
+    last grain, which then gives another move, or by a capture). None for a quiet move, and at
+    the end of the game (the final board and the result say it)."""
+    if after.is_terminal():
+        return None
+    mover, names = before.current_player(), ("Zipa", "Zaque")
+    gain = after.to_dict()["stores"][mover] - before.to_dict()["stores"][mover]
+    if after.current_player() == mover:
+        return f"The last grain lands in {names[mover]}'s store: {names[mover]} moves again."
+    if gain > 0:
+        return f"{names[mover]} captures {gain} grain{'s' if gain > 1 else ''} (store {after.to_dict()['stores'][mover]})."
+    return None
+
+
 register(GameSpec(
     name="abacuachego",
     description="Abacuachego: a 2x10 mancala for two players (Zipa, Zaque)",
@@ -84,6 +99,7 @@ register(GameSpec(
                "(an action's number goes in brackets: [5]). Rules: docs/rules/abacuachego.md.",
     read_bare_number=read_pit,
     why_illegal=why_illegal,
+    narrate=narrate,
 ))
 
 Game: type = _core.AbacuachegoGame

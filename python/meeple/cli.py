@@ -447,7 +447,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
         raise UsageError(f"{game_label(game)} has one player: there is no seat for --bot")
     specs = _bot_specs(args.bot or "random", len(others))
     bots = {p: _make_bot(spec, game, derive_seed(args.seed, p)) for p, spec in zip(others, specs, strict=True)}
-    return TerminalGame(game, args.seat, bots, dict(zip(others, specs, strict=True)), args.seed).run()
+    return TerminalGame(game, args.seat, bots, dict(zip(others, specs, strict=True)), args.seed,
+                        undo_at_end=sys.stdin.isatty()).run()
 
 
 class _Abandon(Exception):
@@ -458,9 +459,11 @@ class _Abandon(Exception):
         self.code = code
 
 
-HELP = """Enter a move by its name or by its number in [brackets].
-Commands: help (or ?), board (show the board), moves (list the legal moves), undo (take back
-your last move), quit (or q), hint [N] (the moves MCTS prefers here after N simulations, default 1000)."""
+HELP = """Enter a move by its name or by its number in [brackets]; Enter alone plays the
+only legal move when there is one.
+Commands: help (or ?), board (show the board), moves (list the legal moves),
+undo (take back your last move), quit (or q), hint [N] (the moves MCTS prefers
+here after N simulations, default 1000)."""
 HINT_SIMULATIONS, MAX_HINT_SIMULATIONS = 1000, 1_000_000
 MAX_MOVES_LISTED_AGAIN = 24  # after a mistyped move; longer lists are a command away
 GROUP_MOVES_ABOVE = 24  # longer lists of legal moves are grouped by all but their last word
@@ -468,31 +471,45 @@ GROUP_MOVES_ABOVE = 24  # longer lists of legal moves are grouped by all but the
 
 class TerminalGame:
     """One person at `seat` against `bots` ({seat: bot}, named by `specs` {seat: spec}) over
-    stdin/stdout."""
+    stdin/stdout. `undo_at_end`: at the end of the game, offer to take back the person's last move
+    (`meeple play` does at a terminal; piped moves end with the game)."""
 
-    def __init__(self, game: Any, seat: int, bots: dict[int, Bot], specs: dict[int, str], seed: int):
+    def __init__(self, game: Any, seat: int, bots: dict[int, Bot], specs: dict[int, str], seed: int,
+                 undo_at_end: bool = False):
         self.game, self.seat, self.bots, self.specs, self.seed = game, seat, bots, specs, seed
+        self.undo_at_end = undo_at_end
         self.actions: list[int] = []
         self.turns: list[int] = []  # len(self.actions) before each of the person's moves, for undo
         self.state = self._replay([])
         self._cards_text = game_spec(game.name).cards_text
         self._cards_help = game_spec(game.name).cards_help
         self._moves_help = game_spec(game.name).moves_help
+        self._board_text = game_spec(game.name).board_text
+        self._narrate = game_spec(game.name).narrate
 
     def run(self) -> int:
         print(f"You are {player_name(self.game, self.seat)}. Type 'help' for help.")
+        while True:
+            try:
+                while not self.state.is_terminal():
+                    self._apply(self._next_action())
+            except _Abandon as e:
+                print(e)
+                return e.code
+            print(self._board())
+            score_text = game_spec(self.game.name).score_text
+            if score_text is not None:
+                print(score_text(self.state))
+            print(self._result())
+            if not (self.undo_at_end and self.turns and self._answer_at_end() == "undo"):
+                return 0
+            self._undo(show=False)  # the person's turn comes next, and shows the board
+
+    def _answer_at_end(self) -> str:
         try:
-            while not self.state.is_terminal():
-                self._apply(self._next_action())
-        except _Abandon as e:
-            print(e)
-            return e.code
-        print(self.state)
-        score_text = game_spec(self.game.name).score_text
-        if score_text is not None:
-            print(score_text(self.state))
-        print(self._result())
-        return 0
+            return input("Game over. 'undo' takes back your last move; Enter leaves: ").strip().lower()
+        except EOFError:
+            return ""
 
     def _next_action(self) -> int:
         player = self.state.current_player()
@@ -541,6 +558,8 @@ class TerminalGame:
                 self._undo()
             elif command.split()[:1] == ["hint"]:
                 print(self._hint(text[4:].strip()))
+            elif not text and (lone := self._lone_move()) is not None:
+                return lone
             elif text:
                 try:
                     return read_move(self.state, text)
@@ -568,19 +587,30 @@ class TerminalGame:
         return f"MCTS ({simulations:,} simulation{'s' if simulations > 1 else ''}) prefers {moves[0]}" + \
             (f"; then {', '.join(moves[1:])}." if len(moves) > 1 else ".")
 
+    def _board(self) -> str:
+        return str(self.state) if self._board_text is None else self._board_text(self.state, self.seat)
+
     def _show(self) -> None:
         print()
-        print(self.state)
+        print(self._board())
         print(legal_moves_text(self.state))
+        if (lone := self._lone_move()) is not None:
+            print(f"(The only legal move: Enter plays {self.state.action_to_string(lone)}.)")
 
-    def _undo(self) -> None:
+    def _lone_move(self) -> int | None:
+        """The person's only legal move, which an empty answer plays; None if there are more."""
+        legal = self.state.legal_actions()
+        return int(legal[0]) if len(legal) == 1 else None
+
+    def _undo(self, show: bool = True) -> None:
         if not self.turns:
             print("Nothing to undo.")
             return
         self.actions = self.actions[:self.turns.pop()]
         self.state = self._replay(self.actions)
         print("Took back your last move.")
-        self._show()
+        if show:
+            self._show()
 
     def _replay(self, actions: list[int]) -> Any:
         """The state after `actions` from the start, the bots restarted and told every action,
@@ -610,8 +640,11 @@ class TerminalGame:
 
     def _apply(self, action: int) -> None:
         self._inform(self.state, action)
+        before = self.state.clone()
         self.state.apply_action(action)
         self.actions.append(action)
+        if self._narrate is not None and (story := self._narrate(before, action, self.state)):
+            print(f"  {story}")
 
     def _result(self) -> str:
         return result_text(np.asarray(self.state.returns(), dtype=float), self.seat)

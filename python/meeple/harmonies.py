@@ -17,6 +17,7 @@ from ``meeple/data/harmonies/cards.json`` and are handed to the engine when a ga
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from functools import lru_cache
 from importlib import resources
@@ -228,6 +229,21 @@ def why_illegal(state: Any, action: int) -> str | None:
     return None
 
 
+def board_for(state: Any, seat: int) -> str:
+    """str(state) for the person at `seat` (`meeple play`): their board comes last of the boards,
+    just above the central spaces and the display, and is marked 'you' (with 4 players the boards
+    fill some 50 lines, and the first scrolled away before the prompt)."""
+    lines = str(state).split("\n")
+    starts = [i for i, line in enumerate(lines) if re.match(r"Player \d+( \(to move\))?:", line)]
+    end = next(i for i, line in enumerate(lines) if line.startswith("Central:"))
+    boards = {int(lines[i].split()[1].rstrip(":")): lines[i:j] for i, j in zip(starts, starts[1:] + [end])}
+    mine = boards.pop(seat)
+    mine[0] = re.sub(r"^Player (\d+)( \(to move\))?:", lambda m: f"Player {m[1]} (you{', to move' if m[2] else ''}):",
+                     mine[0])
+    order = sorted(boards, key=lambda p: (p - seat) % len(starts))  # play order after you
+    return "\n".join(lines[:starts[0]] + [line for p in order for line in boards[p]] + mine + lines[end:])
+
+
 register(GameSpec(
     name="harmonies",
     description="Harmonies: build landscapes and habitats on a hex board (1-4 players)",
@@ -243,6 +259,7 @@ register(GameSpec(
     spell_move=spell_move,
     why_illegal=why_illegal,
     score_text=score_table,
+    board_text=board_for,
 ))
 
 Game: type = _core.HarmoniesGame

@@ -697,6 +697,24 @@ def _camp_cells(corner: str) -> list[tuple[int, int]]:
     return [(ox + i, oy + j) for j in range(height) for i in range(width)]
 
 
+def narrate(before: Any, action: int, after: Any) -> str | None:
+    """The tokens a move defeated and the hydras it removed, for `meeple play` (on the board a
+    defeated character just vanishes). None if there are none."""
+    was, now = before.to_dict(), after.to_dict()
+    parameters = after.game.parameters()
+    table = parameters["characters"] if parameters["characters"] is not None else data("characters")
+    names = {c["id"]: c["name"].split()[-1].lower() for c in table["characters"]}
+    defeated = [f"{('imperial', 'raider')[token // 3]}-{names[c['id']]}"
+                for token, (b, c) in enumerate(zip(was["characters"], now["characters"]))
+                if b["cell"] is not None and c["cell"] is None]
+    defeated += [f"sentry{i + 1}" for i, (b, c) in enumerate(zip(was["sentries"], now["sentries"]))
+                 if b is not None and c is None]
+    gone = [f"hydra {h + 1}" for h, (b, c) in enumerate(zip(was["hydras"], now["hydras"])) if b is not None and c is None]
+    parts = ([f"Defeated: {', '.join(defeated)}."] if defeated else []) + \
+        ([f"{' and '.join(gone).capitalize()} {'leaves' if len(gone) == 1 else 'leave'} the game."] if gone else [])
+    return " ".join(parts) or None
+
+
 _DIRECTION_WORDS = {"north": "n", "east": "e", "south": "s", "west": "w", "northeast": "ne", "southeast": "se",
                     "southwest": "sw", "northwest": "nw"}
 
@@ -726,6 +744,7 @@ register(GameSpec(
                "docs/rules/imperial-harvest.md.",
     spell_move=spell_move,
     why_illegal=why_illegal,
+    narrate=narrate,
 ))
 
 Game: type = _core.ImperialHarvestGame
