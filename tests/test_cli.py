@@ -210,6 +210,8 @@ def test_play_offers_undo_at_the_end(capsys, monkeypatch):
     output = capsys.readouterr().out
     assert len(ends) == 2 and ends[0] != ends[1] and output.count("Took back your last move.") == 1
     assert len(re.findall(r"^(You win|You lose|Draw)", output, re.M)) == 2
+    monkeypatch.setattr("builtins.input", lambda prompt="": (_ for _ in ()).throw(EOFError))
+    assert terminal._answer_at_end() == "" and capsys.readouterr().out == "\n"  # end of input: a new line
     # The games part where the first one's last move of the person was taken back: every move after
     # it was the bot's.
     shared = next(i for i, (a, b) in enumerate(zip(*ends)) if a != b)
@@ -359,6 +361,32 @@ def test_imperial_harvest_reasons_for_the_acting_character():
         cli.read_move(sorceress.game.state_from_dict(d), "shadow n")
 
 
+def test_imperial_harvest_reasons_follow_a_user_card_table():
+    """A table may give any ability 'uses_per_game': 0 (uses_left counts only plant or chop) and
+    Arcane Puppetry an AP cost (the engine charges the puppet's ability instead): neither makes a
+    legal move look refused."""
+    why_illegal = cli.game_spec("imperial_harvest").why_illegal
+    table = meeple.imperial_harvest.data("characters")
+    table["abilities"]["battle_axe"]["uses_per_game"] = 0
+    table["abilities"]["arcane_puppetry"]["ap"] = 5
+    game = meeple.load("imperial_harvest", characters=table, teams="monk,imperial_guardian,puppeteer/"
+                                                                  "barbarian,sorceress,raider_bard")
+    state = game.new_initial_state(seed=1)
+    for text in ("rest monk", "activate puppeteer"):
+        state.apply_action(state.string_to_action(text))
+    puppet = state.string_to_action("puppet 8,0")
+    assert puppet in state.legal_actions() and why_illegal(state, puppet) is None
+    for text in ("end", "activate guardian", "end", "rest sorceress", "activate barbarian"):
+        state.apply_action(state.string_to_action(text))
+    d = state.to_dict()
+    d["characters"][3].update(cell=[6, 5], uses_left=0)  # the barbarian, its chops used up
+    d["characters"][2].update(cell=[6, 4])  # the puppeteer next to it
+    state = game.state_from_dict(d)
+    axe = state.string_to_action("axe 6,4")
+    assert axe in state.legal_actions() and why_illegal(state, axe) is None
+    assert why_illegal(state, state.string_to_action("chop n")) == "the barbarian has used up its Chop for this game"
+
+
 def test_no_reason_is_given_for_a_legal_move(case):
     """A game's reasons (GameSpec.why_illegal) are each enough to rule a move out: none is given
     for a legal move, over random games. Imperial Harvest's acting character gets a reason for
@@ -429,6 +457,19 @@ def test_imperial_harvest_narrates_defeats():
     assert meeple.imperial_harvest.narrate(before, spear, after) == "Defeated: raider-sorceress."
     step = before.string_to_action("move w")
     assert meeple.imperial_harvest.narrate(before, step, before.child(step)) is None
+    # A sentry placed next to a hydra is defeated at once: it never shows on the board
+    game = meeple.load("imperial_harvest", teams="monk,imperial_guardian,regent/barbarian,sorceress,raider_bard")
+    state = game.new_initial_state(seed=1)
+    for text in ("rest monk", "activate regent"):
+        state.apply_action(state.string_to_action(text))
+    d = state.to_dict()
+    assert d["hydras"][0] == [2, 2] and d["sentries"] == [None, None]
+    d["characters"][2]["cell"] = [2, 0]  # the regent two cells north of hydra 1
+    before = game.state_from_dict(d)
+    sentry = before.string_to_action("sentry s n")
+    after = before.child(sentry)
+    assert after.to_dict()["sentries"] == [None, None] and after.to_dict()["regent_vp"][0] == d["regent_vp"][0] - 1
+    assert meeple.imperial_harvest.narrate(before, sentry, after) == "Defeated: sentry1 (as soon as placed)."
 
 
 NARRATED = [case for case in cases() if cli.game_spec(case.name).narrate is not None]  # not Harmonies

@@ -509,6 +509,7 @@ class TerminalGame:
         try:
             return input("Game over. 'undo' takes back your last move; Enter leaves: ").strip().lower()
         except EOFError:
+            print()  # the shell's prompt goes on a line of its own
             return ""
 
     def _next_action(self) -> int:

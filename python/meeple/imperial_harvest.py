@@ -638,10 +638,11 @@ def _acting_reason(state: Any, d: dict, word: str, rest: list[str]) -> str | Non
     rules = _on_side(table["abilities"][ability], side)
     if rules.get("per_activation") == 1 and activation.get(f"{word}_used"):
         return f"the {name} has used {_title(ability)} this activation (once per activation)"
-    if rules.get("uses_per_game") is not None and me["uses_left"] == 0:
+    if ability in _PER_GAME and me["uses_left"] == 0:  # uses_left counts the card's plant or chop
         return f"the {name} has used up its {_title(ability)} for this game"
     cost = rules.get("ap")
-    if isinstance(cost, int) and cost > ap and ability != "horns":  # Horns after a Charge costs less
+    # As the engine: Horns after a Charge costs less, and Puppetry costs what the puppet's ability does
+    if isinstance(cost, int) and cost > ap and ability not in ("horns", "arcane_puppetry"):
         return f"{_title(ability)} costs {cost} AP and the {name} has {ap} left"
     return None
 
@@ -709,6 +710,10 @@ def narrate(before: Any, action: int, after: Any) -> str | None:
                 if b["cell"] is not None and c["cell"] is None]
     defeated += [f"sentry{i + 1}" for i, (b, c) in enumerate(zip(was["sentries"], now["sentries"]))
                  if b is not None and c is None]
+    if before.action_to_string(action).startswith("sentry ") and None in was["sentries"]:
+        placed = was["sentries"].index(None)  # the engine fills the lowest free slot
+        if now["sentries"][placed] is None:  # next to a hydra, say: gone before it shows on the board
+            defeated.append(f"sentry{placed + 1} (as soon as placed)")
     gone = [f"hydra {h + 1}" for h, (b, c) in enumerate(zip(was["hydras"], now["hydras"])) if b is not None and c is None]
     parts = ([f"Defeated: {', '.join(defeated)}."] if defeated else []) + \
         ([f"{' and '.join(gone).capitalize()} {'leaves' if len(gone) == 1 else 'leave'} the game."] if gone else [])
