@@ -309,7 +309,8 @@ def test_imperial_harvest_reasons_for_the_acting_character():
     """The common reasons an acting character's action is refused, each from a hand-built position:
     the board's edge, a hedge, water, a bridge's axis, another token's cell without AP to move on,
     Agility, AP, a strawberry to pluck or carry, the camp to deposit at, facing, abilities the card
-    lacks or has used."""
+    lacks or has used; an attack's target: an ally or the attacker, out of line of sight or reach,
+    off the board, or on its own character camp."""
     game = meeple.load("imperial_harvest")
     start = game.new_initial_state(seed=1)
     for text in ("rest guardian", "activate monk"):
@@ -351,6 +352,39 @@ def test_imperial_harvest_reasons_for_the_acting_character():
     assert refused("pounce se", activation={"pounce_used": True}) == \
         "the monk has used Dragon Pounce this activation (once per activation)"
     assert refused("plant n", monk={"uses_left": 0}) == "the monk has used up its Plant for this game"
+    # Attacks: the guardian, moved to 9,7 facing south, above the raiders' camp
+    guardian = game.new_initial_state(seed=1)
+    for text in ("rest monk", "activate guardian"):
+        guardian.apply_action(guardian.string_to_action(text))
+    d = guardian.to_dict()
+    d["characters"][1].update(cell=[9, 7], facing="s")
+    d["characters"][4]["cell"] = [9, 8]  # the sorceress, on the raiders' camp with the barbarian
+    guardian = game.state_from_dict(d)
+    why_illegal = cli.game_spec("imperial_harvest").why_illegal
+
+    def spear_reason(target):
+        return why_illegal(guardian, 173 + target)
+
+    assert spear_reason(0) == "8,0 is on your team: attacks target enemies"
+    assert spear_reason(1) == "9,7 is the guardian itself: attacks target enemies"
+    assert spear_reason(4) == "9,8:sorceress stands on its own character camp, where it cannot be attacked"
+    assert spear_reason(5) == "9,9 is not in the guardian's line of sight (facing s, up to 1 cell)"
+    assert spear_reason(6) == "sentry1 is not on the board"
+    # The barbarian at 6,5 facing north: Throwing Axe reaches the monk 2 cells ahead; Battle Axe the bard beside it
+    barbarian = game.new_initial_state(seed=1)
+    for text in ("rest monk", "activate guardian", "end", "activate bard", "end", "rest sorceress",
+                 "activate barbarian"):
+        barbarian.apply_action(barbarian.string_to_action(text))
+    d = barbarian.to_dict()
+    d["characters"][3].update(cell=[6, 5], facing="n")
+    for token, cell in ((0, [6, 3]), (2, [6, 6]), (1, [9, 5])):
+        d["characters"][token]["cell"] = cell
+    barbarian = game.state_from_dict(d)
+    legal = barbarian.legal_actions()
+    assert barbarian.string_to_action("throw 6,3") in legal and barbarian.string_to_action("axe 6,6") in legal
+    for text, reason in (("throw 6,6", "6,6 is not in the barbarian's line of sight (facing n, up to 2 cells)"),
+                         ("axe 9,5", "9,5 is not next to the barbarian (on its cell or beside it, across no hedge)")):
+        assert why_illegal(barbarian, barbarian.string_to_action(text)) == reason
     sorceress = meeple.load("imperial_harvest", teams="sorceress,monk,imperial_guardian/barbarian,raider_bard,"
                                                        "hound").new_initial_state(seed=1)
     for text in ("rest guardian", "activate sorceress"):

@@ -570,7 +570,7 @@ def why_illegal(state: Any, action: int) -> str | None:
     d = state.to_dict()
     phase = d["phase"]
     if phase == "act":
-        return _acting_reason(state, d, word, rest)
+        return _acting_reason(state, d, action, word, rest)
     if phase in _PHASE_MOVES:
         words, reason = _PHASE_MOVES[phase]
         if word not in words:
@@ -590,8 +590,8 @@ _STEPS = {"n": (0, -1), "e": (1, 0), "s": (0, 1), "w": (-1, 0), "ne": (1, -1), "
           "nw": (-1, -1)}
 
 
-def _acting_reason(state: Any, d: dict, word: str, rest: list[str]) -> str | None:
-    """why_illegal in phase act: `word` (and its arguments `rest`) for the active character."""
+def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str]) -> str | None:
+    """why_illegal in phase act: `action`, `word` and its arguments `rest`, for the active character."""
     token, activation = d["active"], d["activation"]
     me = d["characters"][token]
     if word in _TURN_WORDS:
@@ -644,7 +644,59 @@ def _acting_reason(state: Any, d: dict, word: str, rest: list[str]) -> str | Non
     # As the engine: Horns after a Charge costs less, and Puppetry costs what the puppet's ability does
     if isinstance(cost, int) and cost > ap and ability not in ("horns", "arcane_puppetry"):
         return f"{_title(ability)} costs {cost} AP and the {name} has {ap} left"
+    if word in _ATTACKS:
+        return _attack_reason(d, token, name, word, action - _ATTACKS[word][0], rest[0])
     return None
+
+
+# Attacks (point 23, 29, 31, 47, 56): first action id (+ target token), reach, whether the target
+# must be in the attacker's line of sight (else adjacent, point 12).
+_ATTACKS = {"spear": (173, 1, True), "axe": (185, 1, False), "throw": (193, 2, True), "horns": (305, 1, False),
+            "archer": (371, 2, True)}
+
+
+def _attack_reason(d: dict, token: int, name: str, word: str, target: int, written: str) -> str | None:
+    """Why the active `token` cannot make the attack `word` on token `target` (written as in the
+    action); None if no simple reason (protection by a Guardian, Tower Shield, Camouflage or
+    Silent Sentinel, say: the rules document has them)."""
+    _, reach, sighted = _ATTACKS[word]
+    where = d["characters"][target]["cell"] if target < 6 else (d["sentries"][target - 6] or {}).get("cell")
+    if where is None:
+        return f"{written} is not on the board"
+    if target < 6 and target // 3 == token // 3:
+        return f"{written} is {'the ' + name + ' itself' if target == token else 'on your team'}: attacks target enemies"
+    cell, target_cell = tuple(d["characters"][token]["cell"]), tuple(where)
+    if sighted and not _in_sight(d, cell, d["characters"][token]["facing"], target_cell, reach):
+        return (f"{written} is not in the {name}'s line of sight (facing {d['characters'][token]['facing']}, "
+                f"up to {reach} cell{'s' if reach > 1 else ''})")
+    if reach == 1 and not _adjacent(d, cell, target_cell):
+        return f"{written} is not next to the {name} (on its cell or beside it, across no hedge)"
+    camp = d["camps"].get(f"{TEAMS[target // 3]}_character") if target < 6 else None
+    if camp is not None and target_cell in _camp_cells(camp):
+        return f"{written} stands on its own character camp, where it cannot be attacked"
+    return None
+
+
+def _in_sight(d: dict, cell: tuple[int, int], facing: str, target: tuple[int, int], reach: int) -> bool:
+    """Point 13: `target` is in the line of sight from `cell` facing `facing`, up to `reach` cells:
+    the own cell, then the ray, which a hedge and the board's edge stop before the next cell, and
+    the first cell holding a character, sentry or hydra stops after itself."""
+    if target == cell:
+        return True
+    held = {tuple(c["cell"]) for c in d["characters"] if c["cell"] is not None}
+    held |= {tuple(s["cell"]) for s in d["sentries"] if s is not None}
+    held |= {tuple(h) for h in d["hydras"] if h is not None}
+    (dx, dy), here = _STEPS[facing], cell
+    for _ in range(reach):
+        ahead = (here[0] + dx, here[1] + dy)
+        if not (0 <= ahead[0] < 10 and 0 <= ahead[1] < 10) or _hedge_between(d, here, ahead):
+            return False
+        if ahead == target:
+            return True
+        if ahead in held:
+            return False
+        here = ahead
+    return False
 
 
 def _step_reason(d: dict, token: int, name: str, cell: tuple[int, int], direction: str,
