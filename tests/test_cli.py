@@ -309,8 +309,9 @@ def test_imperial_harvest_reasons_for_the_acting_character():
     """The common reasons an acting character's action is refused, each from a hand-built position:
     the board's edge, a hedge, water, a bridge's axis, another token's cell without AP to move on,
     Agility, AP, a strawberry to pluck or carry, the camp to deposit at, facing, abilities the card
-    lacks or has used; an attack's target: an ally or the attacker, out of line of sight or reach,
-    off the board, or on its own character camp."""
+    lacks or has used; a target: an ally (attacks, Bite), an enemy (Command) or the actor itself,
+    out of line of sight or reach, off the board, or on its own character camp (attacks); a
+    grapple's landing cell; a pass of more strawberries than carried."""
     game = meeple.load("imperial_harvest")
     start = game.new_initial_state(seed=1)
     for text in ("rest guardian", "activate monk"):
@@ -352,6 +353,11 @@ def test_imperial_harvest_reasons_for_the_acting_character():
     assert refused("pounce se", activation={"pounce_used": True}) == \
         "the monk has used Dragon Pounce this activation (once per activation)"
     assert refused("plant n", monk={"uses_left": 0}) == "the monk has used up its Plant for this game"
+    assert refused("grapple 8,0 8,-2") == "the monk cannot grapple itself"
+    assert refused("grapple 9,1 8,-1") == "9,1 is not next to the monk (on its cell or beside it, across no hedge)"
+    assert refused("grapple 9,0 7,-1") == "the landing cell 7,-1 is off the board"
+    assert refused("pass 9,0 2", monk={"strawberries": 1}, activation={"bonus": True}, plucked=[1, 0],
+                   strawberries=carrying["strawberries"]) == "the monk carries 1 strawberry"
     # Attacks: the guardian, moved to 9,7 facing south, above the raiders' camp
     guardian = game.new_initial_state(seed=1)
     for text in ("rest monk", "activate guardian"):
@@ -366,7 +372,7 @@ def test_imperial_harvest_reasons_for_the_acting_character():
         return why_illegal(guardian, 173 + target)
 
     assert spear_reason(0) == "8,0 is on your team: attacks target enemies"
-    assert spear_reason(1) == "9,7 is the guardian itself: attacks target enemies"
+    assert spear_reason(1) == "the guardian cannot spear itself"
     assert spear_reason(4) == "9,8:sorceress stands on its own character camp, where it cannot be attacked"
     assert spear_reason(5) == "9,9 is not in the guardian's line of sight (facing s, up to 1 cell)"
     assert spear_reason(6) == "sentry1 is not on the board"

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import json
 import operator
+import re
 import textwrap
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -630,8 +631,8 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
         if rest[0] == me["facing"]:
             return f"the {name} faces {rest[0]} already"
     ability = _ability_of_word().get(word)
-    if ability is None:
-        return None
+    if ability is None:  # pass, or an action with no simple reason
+        return _targeted_reason(d, token, name, action, word, rest)
     if ability not in abilities:
         return None if "changeling" in abilities else \
             f"the {name} has no {_title(ability)} ability ('cards' shows each character's abilities)"
@@ -644,35 +645,77 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
     # As the engine: Horns after a Charge costs less, and Puppetry costs what the puppet's ability does
     if isinstance(cost, int) and cost > ap and ability not in ("horns", "arcane_puppetry"):
         return f"{_title(ability)} costs {cost} AP and the {name} has {ap} left"
-    if word in _ATTACKS:
-        return _attack_reason(d, token, name, word, action - _ATTACKS[word][0], rest[0])
-    return None
+    return _targeted_reason(d, token, name, action, word, rest)
 
 
-# Attacks (point 23, 29, 31, 47, 56): first action id (+ target token), reach, whether the target
-# must be in the attacker's line of sight (else adjacent, point 12).
-_ATTACKS = {"spear": (173, 1, True), "axe": (185, 1, False), "throw": (193, 2, True), "horns": (305, 1, False),
-            "archer": (371, 2, True)}
+def _targeted_reason(d: dict, token: int, name: str, action: int, word: str, rest: list[str]) -> str | None:
+    """_target_reason for an action on a target token (None for others)."""
+    if word not in _TARGETED:
+        return None
+    offset, per_target = action - _TARGETED[word].first, _TARGETED[word].per_target
+    return _target_reason(d, token, name, word, offset // per_target, offset % per_target + 1, rest[0],
+                          rest[1] if len(rest) > 1 else "")
 
 
-def _attack_reason(d: dict, token: int, name: str, word: str, target: int, written: str) -> str | None:
-    """Why the active `token` cannot make the attack `word` on token `target` (written as in the
-    action); None if no simple reason (protection by a Guardian, Tower Shield, Camouflage or
-    Silent Sentinel, say: the rules document has them)."""
-    _, reach, sighted = _ATTACKS[word]
-    where = d["characters"][target]["cell"] if target < 6 else (d["sentries"][target - 6] or {}).get("cell")
-    if where is None:
+class _Targeting(NamedTuple):
+    """How an action on a target token is written and checked: its first action id and ids per
+    target; who may be targeted ("enemy", "ally", or "other": anyone but the actor); where: adjacent
+    (point 12) or in the line of sight (point 13) up to `reach` cells (10: the whole ray), or None."""
+    first: int
+    per_target: int
+    who: str
+    where: str | None
+    reach: int = 1
+
+
+# Actions on a target token (docs/rules/imperial-harvest.md points 21-63)
+_TARGETED = {
+    "spear": _Targeting(173, 1, "enemy", "sight"), "axe": _Targeting(185, 1, "enemy", "adjacent"),
+    "throw": _Targeting(193, 1, "enemy", "sight", 2), "horns": _Targeting(305, 1, "enemy", "adjacent"),
+    "archer": _Targeting(371, 1, "enemy", "sight", 2), "bite": _Targeting(273, 4, "enemy", "adjacent"),
+    "grapple": _Targeting(69, 12, "other", "adjacent"), "pass": _Targeting(33, 4, "other", "adjacent"),
+    "charm": _Targeting(201, 4, "other", "sight", 10), "lure": _Targeting(315, 2, "other", "sight", 10),
+    "command": _Targeting(379, 4, "ally", None),
+}
+_ATTACKS = ("spear", "axe", "throw", "horns", "archer")
+
+
+def _target_reason(d: dict, token: int, name: str, word: str, target: int, number: int,
+                   written: str, landing_text: str) -> str | None:
+    """Why the active `token` cannot `word` token `target` (written as in the action; `number`: a
+    pass's strawberries; `landing_text`: a grapple's landing cell as written); None if no simple reason (protection by a Guardian, Tower Shield,
+    Camouflage or Silent Sentinel, say: the rules document has them)."""
+    who, where, reach = _TARGETED[word].who, _TARGETED[word].where, _TARGETED[word].reach
+    if word == "pass" and target >= 6:
+        return "sentries carry nothing: strawberries are passed to characters"
+    at = d["characters"][target]["cell"] if target < 6 else (d["sentries"][target - 6] or {}).get("cell")
+    if at is None:
         return f"{written} is not on the board"
-    if target < 6 and target // 3 == token // 3:
-        return f"{written} is {'the ' + name + ' itself' if target == token else 'on your team'}: attacks target enemies"
-    cell, target_cell = tuple(d["characters"][token]["cell"]), tuple(where)
-    if sighted and not _in_sight(d, cell, d["characters"][token]["facing"], target_cell, reach):
-        return (f"{written} is not in the {name}'s line of sight (facing {d['characters'][token]['facing']}, "
-                f"up to {reach} cell{'s' if reach > 1 else ''})")
-    if reach == 1 and not _adjacent(d, cell, target_cell):
+    if target == token:
+        return f"the {name} cannot {word} itself"
+    ally = target < 6 and target // 3 == token // 3
+    if who == "enemy" and ally:
+        targets = "attacks target" if word in _ATTACKS else f"{word.capitalize()} targets"
+        return f"{written} is on your team: {targets} enemies"
+    if who == "ally" and target < 6 and not ally:
+        return f"{written} is not on your team: {word.capitalize()} moves allies"
+    carried = d["characters"][token]["strawberries"]
+    if word == "pass" and number > carried:
+        return f"the {name} carries {carried} strawberr{'y' if carried == 1 else 'ies'}"
+    cell, facing, target_cell = tuple(d["characters"][token]["cell"]), d["characters"][token]["facing"], tuple(at)
+    if where == "sight" and not _in_sight(d, cell, facing, target_cell, reach):
+        upto = f", up to {reach} cell{'s' if reach > 1 else ''}" if reach < 10 else ""
+        return f"{written} is not in the {name}'s line of sight (facing {facing}{upto})"
+    if where == "adjacent" and not _adjacent(d, cell, target_cell):
         return f"{written} is not next to the {name} (on its cell or beside it, across no hedge)"
+    if word == "grapple" and (landing := re.fullmatch(r"(-?\d+),(-?\d+)", landing_text)):
+        x, y = int(landing[1]), int(landing[2])
+        if not (0 <= x < 10 and 0 <= y < 10):
+            return f"the landing cell {x},{y} is off the board"
+        if _is_moat((x, y)) and [x, y] not in d["bridges"]:
+            return f"the landing cell {x},{y} is water"
     camp = d["camps"].get(f"{TEAMS[target // 3]}_character") if target < 6 else None
-    if camp is not None and target_cell in _camp_cells(camp):
+    if word in _ATTACKS and camp is not None and target_cell in _camp_cells(camp):
         return f"{written} stands on its own character camp, where it cannot be attacked"
     return None
 
@@ -766,7 +809,8 @@ def narrate(before: Any, action: int, after: Any) -> str | None:
         placed = was["sentries"].index(None)  # the engine fills the lowest free slot
         if now["sentries"][placed] is None:  # next to a hydra, say: gone before it shows on the board
             defeated.append(f"sentry{placed + 1} (as soon as placed)")
-    gone = [f"hydra {h + 1}" for h, (b, c) in enumerate(zip(was["hydras"], now["hydras"])) if b is not None and c is None]
+    gone = [f"hydra {h + 1}" for h, (b, c) in enumerate(zip(was["hydras"], now["hydras"]))
+            if b is not None and c is None]
     parts = ([f"Defeated: {', '.join(defeated)}."] if defeated else []) + \
         ([f"{' and '.join(gone).capitalize()} {'leaves' if len(gone) == 1 else 'leave'} the game."] if gone else [])
     return " ".join(parts) or None
