@@ -683,8 +683,9 @@ _ATTACKS = ("spear", "axe", "throw", "horns", "archer")
 def _target_reason(d: dict, token: int, name: str, word: str, target: int, number: int,
                    written: str, landing_text: str) -> str | None:
     """Why the active `token` cannot `word` token `target` (written as in the action; `number`: a
-    pass's strawberries; `landing_text`: a grapple's landing cell as written); None if no simple reason (protection by a Guardian, Tower Shield,
-    Camouflage or Silent Sentinel, say: the rules document has them)."""
+    pass's strawberries; `landing_text`: a grapple's landing cell as written); None if no simple
+    reason (protection by a Guardian, Tower Shield, Camouflage or Silent Sentinel, say: the rules
+    document has them)."""
     who, where, reach = _TARGETED[word].who, _TARGETED[word].where, _TARGETED[word].reach
     if word == "pass" and target >= 6:
         return "sentries carry nothing: strawberries are passed to characters"
