@@ -95,6 +95,8 @@ class GameSpec:
     params: tuple[Param, ...]
     factory: Callable[..., Any]
     extra: dict = field(default_factory=dict)
+    # What `meeple play` calls each seat besides its number ("player 0 (Zipa)"); () for none.
+    player_names: tuple[str, ...] = ()
     # The cards in play described for a person at the board (`meeple play`'s `cards`), and what
     # `help` says the command shows.
     cards_text: Callable[[Any], str] | None = None

@@ -43,6 +43,9 @@ def _make(**params):
     return _core.AbacuachegoGame(**params)
 
 
+PLAYER_NAMES = ("Zipa", "Zaque")
+
+
 def read_pit(state: Any, pit: int) -> int:
     """`meeple play` and `render --moves` read a bare number as a pit (what the board numbers): its one legal move.
     ValueError says why there is none, or names both when the pit may be sown either way."""
@@ -80,12 +83,13 @@ def narrate(before: Any, action: int, after: Any) -> str | None:
     the end of the game (the final board and the result say it)."""
     if after.is_terminal():
         return None
-    mover, names = before.current_player(), ("Zipa", "Zaque")
-    gain = after.to_dict()["stores"][mover] - before.to_dict()["stores"][mover]
+    mover = before.current_player()
+    name, store = PLAYER_NAMES[mover], after.to_dict()["stores"][mover]
+    gain = store - before.to_dict()["stores"][mover]
     if after.current_player() == mover:
-        return f"The last grain lands in {names[mover]}'s store: {names[mover]} moves again."
+        return f"The last grain lands in {name}'s store: {name} moves again."
     if gain > 0:
-        return f"{names[mover]} captures {gain} grain{'s' if gain > 1 else ''} (store {after.to_dict()['stores'][mover]})."
+        return f"{name} captures {gain} grain{'s' if gain > 1 else ''} (store {store})."
     return None
 
 
@@ -100,6 +104,7 @@ register(GameSpec(
     read_bare_number=read_pit,
     why_illegal=why_illegal,
     narrate=narrate,
+    player_names=PLAYER_NAMES,
 ))
 
 Game: type = _core.AbacuachegoGame

@@ -41,12 +41,6 @@ from .bots import (BOT_FAILURES, MCTS, Bot, BotError, Match, bot_failure, choose
                    make_bot, parse_bot_specs, restart_bots, sample_chance)
 from .serialization import RECORD_SCHEMA, STATE_SCHEMA, Record, state_from_document
 
-# Per-game presentation hooks: a game without an entry is shown with the generic defaults.
-PLAYER_NAMES: dict[str, tuple[str, ...]] = {
-    "abacuachego": ("Zipa", "Zaque"),
-    "imperial_harvest": ("Imperial Servants", "Northern Raiders"),
-}
-
 BOT_SPECS = """bot specs: random
   | mcts   (1000 simulations a move)
   | mcts:ITERATIONS[:c=C][:threads=T][:reuse_tree=1]   (ITERATIONS simulations on each thread)
@@ -262,7 +256,7 @@ def _make_bot(spec: str, game: Any, seed: int) -> Bot:
 # --- shared helpers --------------------------------------------------------------------------
 
 def player_name(game: Any, player: int) -> str:
-    names = PLAYER_NAMES.get(game.name)
+    names = game_spec(game.name).player_names
     return f"player {player} ({names[player]})" if names else f"player {player}"
 
 

@@ -31,7 +31,8 @@ import numpy as np
 
 from . import _core
 from ._registry import GameSpec, Param, register
-from .imperial_harvest_board import Board  # reads data() from this module lazily
+from .imperial_harvest_board import Board, camp_cells, in_moat_ring  # reads data() from this module lazily
+from .imperial_harvest_board import _edge as _hedge_edge
 
 __all__ = ["Game", "State", "PARAMETERS", "Board", "data", "describe_character", "cards_in_play", "action_word"]
 
@@ -203,6 +204,12 @@ def data(name: str) -> dict:
     if name not in ("boards", "tiles", "characters"):
         raise ValueError(f"unknown data file {name!r}; expected 'boards', 'tiles' or 'characters'")
     return json.loads(_text(f"{name}.json"))
+
+
+def card_table(game) -> dict:
+    """The card table `game` plays with: its `characters` parameter, or the shipped characters.json."""
+    table = game.parameters()["characters"]
+    return table if table is not None else data("characters")
 
 
 def _team_sides(sides: str) -> list[str]:
@@ -527,7 +534,7 @@ def cards_in_play(state) -> str:
     during a draft of the characters still to draft, then USAGE_LEGEND."""
     d = state.to_dict()
     parameters = state.game.parameters()
-    table = parameters["characters"] if parameters["characters"] is not None else data("characters")
+    table = card_table(state.game)
     sides = _team_sides(parameters["sides"])
     parts, drafted = [], set()
     for token, character in enumerate(d["characters"]):
@@ -601,7 +608,7 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
         return None
     name = state.action_to_string(3 + token % 3).split()[1]  # 'activate NAME' of its own slot
     parameters = state.game.parameters()
-    table = parameters["characters"] if parameters["characters"] is not None else data("characters")
+    table = card_table(state.game)
     card = next(c for c in table["characters"] if c["id"] == me["id"])
     abilities = card["abilities"]
     side = _team_sides(parameters["sides"])[token // 3]
@@ -622,7 +629,7 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
         return f"the {name} carries no strawberry"
     if word == "deposit":
         camp = d["camps"].get(f"{TEAMS[token // 3]}_strawberry")
-        if camp is not None and not any(_adjacent(d, (x, y), cell) for cell in _camp_cells(camp)):
+        if camp is not None and not any(_adjacent(d, (x, y), cell) for cell in camp_cells(camp)):
             return (f"{x},{y} is not on or next to (across no hedge) your strawberry camp, the "
                     f"'{TEAMS[token // 3][0]}' cells")
     if word == "face":
@@ -713,10 +720,10 @@ def _target_reason(d: dict, token: int, name: str, word: str, target: int, numbe
         x, y = int(landing[1]), int(landing[2])
         if not (0 <= x < 10 and 0 <= y < 10):
             return f"the landing cell {x},{y} is off the board"
-        if _is_moat((x, y)) and [x, y] not in d["bridges"]:
+        if in_moat_ring(x, y) and [x, y] not in d["bridges"]:
             return f"the landing cell {x},{y} is water"
     camp = d["camps"].get(f"{TEAMS[target // 3]}_character") if target < 6 else None
-    if word in _ATTACKS and camp is not None and target_cell in _camp_cells(camp):
+    if word in _ATTACKS and camp is not None and target_cell in camp_cells(camp):
         return f"{written} stands on its own character camp, where it cannot be attacked"
     return None
 
@@ -752,7 +759,7 @@ def _step_reason(d: dict, token: int, name: str, cell: tuple[int, int], directio
     if not (0 <= to[0] < 10 and 0 <= to[1] < 10):
         return f"{x},{y} is on the board's edge: there is no cell to the {direction}"
     bridges = {tuple(b) for b in d["bridges"]}
-    if _is_moat(to) and to not in bridges:
+    if in_moat_ring(*to) and to not in bridges:
         return f"{to[0]},{to[1]} is water (the moat is crossed on its bridges)"
     if dx and dy:
         if cell in bridges or to in bridges:
@@ -772,14 +779,8 @@ def _step_reason(d: dict, token: int, name: str, cell: tuple[int, int], directio
     return None
 
 
-def _is_moat(cell: tuple[int, int]) -> bool:
-    x, y = cell
-    return (x in (2, 7) and 2 <= y <= 7) or (y in (2, 7) and 2 <= x <= 7)
-
-
 def _hedge_between(d: dict, a: tuple[int, int], b: tuple[int, int]) -> bool:
-    edge = sorted([list(a), list(b)], key=lambda c: c[1] * 10 + c[0])
-    return edge in d["hedges"]
+    return [list(cell) for cell in _hedge_edge(a, b)] in d["hedges"]
 
 
 def _adjacent(d: dict, a: tuple[int, int], b: tuple[int, int]) -> bool:
@@ -788,18 +789,11 @@ def _adjacent(d: dict, a: tuple[int, int], b: tuple[int, int]) -> bool:
     return distance == 0 or (distance == 1 and not _hedge_between(d, a, b))
 
 
-def _camp_cells(corner: str) -> list[tuple[int, int]]:
-    board = data("tiles")["board"]
-    (ox, oy), (width, height) = board["camp_slots"][corner], board["camp_size"]
-    return [(ox + i, oy + j) for j in range(height) for i in range(width)]
-
-
 def narrate(before: Any, action: int, after: Any) -> str | None:
     """The tokens a move defeated and the hydras it removed, for `meeple play` (on the board a
     defeated character just vanishes). None if there are none."""
     was, now = before.to_dict(), after.to_dict()
-    parameters = after.game.parameters()
-    table = parameters["characters"] if parameters["characters"] is not None else data("characters")
+    table = card_table(after.game)
     names = {c["id"]: c["name"].split()[-1].lower() for c in table["characters"]}
     defeated = [f"{('imperial', 'raider')[token // 3]}-{names[c['id']]}"
                 for token, (b, c) in enumerate(zip(was["characters"], now["characters"]))
@@ -847,6 +841,7 @@ register(GameSpec(
     spell_move=spell_move,
     why_illegal=why_illegal,
     narrate=narrate,
+    player_names=("Imperial Servants", "Northern Raiders"),
 ))
 
 Game: type = _core.ImperialHarvestGame

@@ -64,6 +64,12 @@ def is_elbow(x: int, y: int) -> bool:
     return x in (2, 7) and y in (2, 7)
 
 
+def camp_cells(corner: str) -> set:
+    """The cells of the camp on `corner` ('top_left', ...)."""
+    ox, oy = _data("tiles")["board"]["camp_slots"][corner]
+    return {(ox + i, oy + j) for i in range(2) for j in range(2)}
+
+
 def _cell(value, where: str) -> tuple[int, int]:
     if (not isinstance(value, (list, tuple)) or len(value) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
@@ -235,8 +241,7 @@ class Board:
         return {_edge(a, b) for a, b in self.hedges}
 
     def _camp_cells(self, kind: str) -> set:
-        ox, oy = _data("tiles")["board"]["camp_slots"][self.camps[kind]]
-        return {(ox + i, oy + j) for i in range(2) for j in range(2)}
+        return camp_cells(self.camps[kind])
 
     def _step_ok(self, a, b, hedges, bridges) -> bool:
         """A legal orthogonal step a -> b (point 9) when no character is in the way."""
