@@ -265,7 +265,7 @@ def main(argv=None) -> int:
         source = "pytest bench"
     results = results_from_json(data, args.stat, f"{source}; rates from the {args.stat} round")
     results.notes += notes
-    print(mbench.render(results, markdown=args.markdown))
+    print(mbench.render(results, markdown=args.markdown, width=None if args.markdown else mbench.terminal_width()))
     if args.write:
         figure = BENCH_DIR / "report.png"
         try:

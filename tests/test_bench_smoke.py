@@ -16,7 +16,7 @@ import meeple.bench as mbench
 def test_quick_bench_prints_every_row():
     out = io.StringIO()
     t0 = time.perf_counter()
-    results = mbench.run(quick=True, out=out)
+    results = mbench.run(quick=True, out=out, width=None)  # one line a row: the labels whole
     elapsed = time.perf_counter() - t0
     text = out.getvalue()
 
@@ -83,6 +83,53 @@ def test_quick_bench_prints_every_row():
             assert results.measurements[f"openspiel/{og}/bots"].rate > 0
     else:
         assert "OpenSpiel skipped" in text
+    # What `meeple bench` prints in an 80-column terminal: the same words, wrapped.
+    narrow = mbench.render(results, width=80)
+    assert max(map(len, narrow.splitlines())) <= 80
+    words = [w for w in narrow.split() if w.strip("-")]  # all but the rules under the headers
+    for m in results.measurements.values():  # labels on lines of their own, numbers below
+        assert " ".join(m.label.split()) in " ".join(words)
+    assert sorted(words) == sorted(w for w in mbench.render(results).split() if w.strip("-"))
+
+
+def _first_column(lines: list[str], width: int) -> list[str]:
+    """The first-column texts of a table wrapped in place: a line that starts with two spaces
+    continues the row above."""
+    texts: list[str] = []
+    for line in lines[2:]:
+        if line.startswith("  "):
+            texts[-1] += " " + line.strip()
+        else:
+            texts.append(line[:width].strip())
+    return texts
+
+
+def test_tables_fit_a_width():
+    """Text tables wider than the width wrap their first column: in place while the other
+    columns leave it 30 columns, else on lines of their own above the row's other columns."""
+    header = ["ratio", "value", "status"]
+    rows = [["a short one", "1.00x", "met"],
+            ["VectorGame n=1024 (observations=False) / random_playouts, 2 threads, alternating rounds",
+             "0.77x", "MISSED"],
+            ["an_unbroken_name_longer_than_any_line_of_the_table_can_hold_at_all", "12.5x", ""]]
+    natural = mbench._table(header, rows, False, "lrl")
+    assert len(natural) == 2 + len(rows) and natural == mbench._table(header, rows, False, "lrl", 200)
+    for width in (45, 60):  # 30 and 45 columns for the names: wrapped in place
+        lines = mbench._table(header, rows, False, "lrl", width)
+        assert max(map(len, lines)) <= width and len(lines) > len(natural)
+        first = width - len("  0.77x  MISSED")
+        assert [t.replace(" ", "") for t in _first_column(lines, first)] == [r[0].replace(" ", "") for r in rows]
+        assert lines[3].endswith("0.77x  MISSED") and lines[3].startswith("VectorGame n=1024")
+    for width in (30, 44):  # 15 and 29 columns for the names: stacked
+        stacked = mbench._table(header, rows, False, "lrl", width)
+        assert max(map(len, stacked)) <= width
+        assert stacked[:5] == ["ratio", "  value  status", "-" * 15, "a short one", "  1.00x  met"]
+        assert stacked[-1] == "  12.5x" and stacked[-2] != "  0.77x  MISSED"
+        assert "".join(line.strip() for line in stacked[stacked.index("  0.77x  MISSED") + 1:-1]) == rows[2][0]
+    tight = mbench._table(header, rows, False, "lrl", 14)  # the numbers' line, 13 wide, indented by 1
+    assert max(map(len, tight)) <= 14 and tight[1:3] == [" value  status", "-" * 14] and " 1.00x  met" in tight
+    md = mbench._table(header, rows, True, "lrl", 30)  # markdown is never wrapped
+    assert md == mbench._table(header, rows, True, "lrl")
 
 
 def test_workloads_count_plies_exactly():

@@ -37,11 +37,13 @@ import functools
 import os
 import platform
 import random
+import shutil
 import statistics
 import sys
+import textwrap
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Literal
 
 __all__ = ["BenchSpec", "BENCH_GAMES", "VECTOR_SIZES", "Measurement", "Results", "run", "render",
            "machine_info", "native_playouts", "protocol_loop", "vector_steps", "mcts_searches",
@@ -525,10 +527,11 @@ def target_rows(results: Results) -> list[list[str]]:
     return rows
 
 
-def render_targets(results: Results, markdown: bool = False) -> str:
-    """One table of the ratios that have a target (met / MISSED), every game, and the anchors."""
+def render_targets(results: Results, markdown: bool = False, width: int | None = None) -> str:
+    """One table of the ratios that have a target (met / MISSED), every game, and the anchors.
+    Text wider than `width` columns (None: no limit) is wrapped."""
     return "\n".join(_table(["game", "ratio", "value", "target", "status"], target_rows(results), markdown,
-                            "llrll"))
+                            "llrll", width))
 
 
 def _fmt_target(target, unit):
@@ -537,7 +540,11 @@ def _fmt_target(target, unit):
     return f">= {target:g}{unit}"
 
 
-def _table(header: list[str], rows: list[list[str]], markdown: bool, align: str) -> list[str]:
+def _table(header: list[str], rows: list[list[str]], markdown: bool, align: str,
+           width: int | None = None) -> list[str]:
+    """The rows under `header`, as markdown or as aligned text. Text wider than `width` (None: no
+    limit) has its first column wrapped: in place where the other columns leave it room enough,
+    else on lines of its own, each row's other columns on the line below."""
     if markdown:
         sep = ["---:" if a == "r" else "---" for a in align]
         lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(sep) + " |"]
@@ -545,11 +552,46 @@ def _table(header: list[str], rows: list[list[str]], markdown: bool, align: str)
         return lines
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
 
-    def fmt(cells):
+    def fmt(cells, widths=widths, align=align):
         return "  ".join(str(c).rjust(w) if a == "r" else str(c).ljust(w)
                          for c, w, a in zip(cells, widths, align)).rstrip()
 
-    return [fmt(header), fmt(["-" * w for w in widths])] + [fmt(row) for row in rows]
+    rest = sum(widths[1:]) + 2 * (len(widths) - 1)  # the other columns and the gaps before them
+    if width is None or widths[0] + rest <= width:
+        return [fmt(header), fmt(["-" * w for w in widths])] + [fmt(row) for row in rows]
+    first = width - rest
+    if first >= _MIN_WRAPPED_COLUMN:  # wrapped in place: continuation lines hold the first column only
+        wrapped = [first, *widths[1:]]
+        lines = [fmt(header, wrapped), fmt(["-" * w for w in wrapped], wrapped)]
+        for row in rows:
+            label, *more = _wrap(str(row[0]), first)
+            lines.append(fmt([label, *row[1:]], wrapped))
+            lines += [line.rstrip() for line in more]
+        return lines
+    # Stacked: the first column on lines of its own, the others on the next line, indented by
+    # up to 2 columns as the width allows.
+    others = [fmt(cells[1:], widths[1:], align[1:]) for cells in (header, ["-" * w for w in widths], *rows)]
+    indent = " " * max(0, min(2, width - (rest - 2)))
+    lines = [*_wrap(str(header[0]), width), indent + others[0], "-" * (len(indent) + rest - 2)]
+    for row, line in zip(rows, others[2:]):
+        lines += _wrap(str(row[0]), width)
+        lines.append(indent + line)
+    return lines
+
+
+_MIN_WRAPPED_COLUMN = 30  # narrower than this, a wrapped first column takes too many lines
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` columns (continuations indented by 2); a word longer
+    than a line is split."""
+    return textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False) or [""]
+
+
+def terminal_width() -> int:
+    """The columns of the terminal `meeple bench` prints to (COLUMNS if set; 80 if unknown; at
+    least 40)."""
+    return max(shutil.get_terminal_size((80, 24)).columns, 40)  # narrower: wrapped past reading
 
 
 _KINDS = ("native", "native_2threads", "python_loop",
@@ -581,8 +623,9 @@ def measurement_rows(results: Results) -> list[list[str]]:
     return rows
 
 
-def render(results: Results, markdown: bool = False) -> str:
-    """The benchmark table: machine header, one row per measurement, then the ratios per game."""
+def render(results: Results, markdown: bool = False, width: int | None = None) -> str:
+    """The benchmark table: machine header, one row per measurement, then the ratios per game.
+    Text wider than `width` columns (None: no limit) is wrapped: `meeple bench` fits the terminal."""
     lines = []
     title = "meeple benchmark" + (f" ({results.source})" if results.source else "")
     m = results.machine or machine_info()
@@ -592,23 +635,33 @@ def render(results: Results, markdown: bool = False) -> str:
         lines += [f"- **{k}**: {v}" for k, v in m.items()]
     else:
         lines.append(title)
-        width = max(map(len, m), default=0)
-        lines += [f"  {k:<{width}} {v}" for k, v in m.items()]
+        key_width = max(map(len, m), default=0)
+        for k, v in m.items():
+            lines += _wrap_value(f"  {k:<{key_width}} ", str(v), width)
     lines.append("")
 
     lines += _table(["measurement", "n/round", "per n", "count/round", "ms/round", "per second", "unit",
-                     "ns each", "rounds"], measurement_rows(results), markdown, "lrrrrrlrr")
+                     "ns each", "rounds"], measurement_rows(results), markdown, "lrrrrrlrr", width)
     for game in results.games:
         lines.append("")
         lines.append(f"**ratios: {game}**" if markdown else f"ratios: {game}")
         if markdown:
             lines.append("")
         lines += _table(["ratio", "value", "target", "status"],
-                        [list(r) for r in _ratio_rows(results, game)], markdown, "lrll")
+                        [list(r) for r in _ratio_rows(results, game)], markdown, "lrll", width)
     if results.notes:
         lines.append("")
-        lines += [("- " if markdown else "note: ") + n for n in results.notes]
+        for n in results.notes:
+            lines += [f"- {n}"] if markdown else _wrap_value("note: ", n, width)
     return "\n".join(lines)
+
+
+def _wrap_value(lead: str, text: str, width: int | None) -> list[str]:
+    """`lead` then `text`, the text wrapped within `width` columns (None: one line) under itself."""
+    if width is None or len(lead) + len(text) <= width:
+        return [lead + text]
+    return textwrap.wrap(text, max(width, len(lead) + 20), initial_indent=lead, subsequent_indent=" " * len(lead),
+                         break_on_hyphens=False)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -681,14 +734,14 @@ def loop_breakdown(game, n_games: int = 200, seed: int = 0, repeats: int = 5) ->
     return out
 
 
-def render_breakdown(rows_by_game: dict, markdown: bool = False) -> str:
+def render_breakdown(rows_by_game: dict, markdown: bool = False, width: int | None = None) -> str:
     lines = []
     for name, rows in rows_by_game.items():
         lines.append(f"per-ply cost of the Python loop: {name}")
         if markdown:
             lines.append("")
         lines += _table(["part", "ns/ply (added)", "ns/ply (cumulative)"],
-                        [[p, f"{round(d) + 0:,}", f"{round(t):,}"] for p, d, t in rows], markdown, "lrr")
+                        [[p, f"{round(d) + 0:,}", f"{round(t):,}"] for p, d, t in rows], markdown, "lrr", width)
         lines.append("")
     return "\n".join(lines).rstrip()
 
@@ -697,11 +750,13 @@ def render_breakdown(rows_by_game: dict, markdown: bool = False) -> str:
 # The quick benchmark
 
 
-def run(games=None, quick: bool = False, out=sys.stdout, breakdown: bool = False) -> Results:
+def run(games=None, quick: bool = False, out=sys.stdout, breakdown: bool = False,
+        width: int | None | Literal["terminal"] = "terminal") -> Results:
     """Times every workload for each meeple game (default: all) and prints the table to `out`.
 
     `quick`: ~0.01 s per round, 3 rounds (a few seconds in all); otherwise ~0.2 s, 5 rounds.
-    Returns the `Results`.
+    `width`: the columns the table is wrapped to ("terminal": the terminal's, `terminal_width()`;
+    None: not wrapped). Returns the `Results`.
     """
     import meeple
 
@@ -773,10 +828,12 @@ def run(games=None, quick: bool = False, out=sys.stdout, breakdown: bool = False
                                 unit="sims"))
             if breakdown:
                 breakdowns[f"OpenSpiel {og}"] = loop_breakdown(os_game, 40 if quick else 400)
-    print(render(results), file=out)
+    if width == "terminal":
+        width = terminal_width()
+    print(render(results, width=width), file=out)
     if breakdown:
         print("", file=out)
-        print(render_breakdown(breakdowns), file=out)
+        print(render_breakdown(breakdowns, width=width), file=out)
     return results
 
 
