@@ -419,6 +419,12 @@ READ_OTHERWISE = {
                                         _card(t, "monk")["abilities"].append("point_of_order")), "point_of_order"),
     "sentry_moved": (lambda t: (_card(t, "regent").update(abilities=["command", "point_of_order"]),
                                 _card(t, "monk")["abilities"].append("sentry")), "sentry"),
+    # An ability with an action, and a passive one the engine reads from one card (point 35).
+    "spear_twice": (lambda t: _card(t, "monk")["abilities"].append("spear"), "ability 'spear' belongs to two cards"),
+    **{f"{passive}_twice": ((lambda passive: lambda t: _card(t, "barbarian")["abilities"].append(passive))(passive),
+                            f"ability '{passive}' belongs to two cards")
+       for passive in ("feral", "guardian", "poison_blood", "petrifying_gaze", "territorial", "aura_of_tranquility",
+                       "silent_sentinel")},
 }
 
 
@@ -440,6 +446,23 @@ def test_card_tables_read_otherwise_are_refused_by_both(edit):
         for module in (meeple, reference):
             with pytest.raises(ValueError, match=message):
                 module.load(IH, characters=copy.deepcopy(table), sides=sides)
+
+
+def test_other_passive_abilities_may_sit_on_several_cards():
+    """As Agility and the Bards' songs do in the shipped table: a Tower Shield and Camouflage
+    given to more cards are read from each card."""
+    def change(t):
+        for ident in ("monk", "barbarian"):
+            _card(t, ident)["abilities"] += ["tower_shield", "camouflage", "agility"]
+    table = _table(change)
+    for module in (meeple, reference):
+        assert module.load(IH, characters=copy.deepcopy(table))
+    game = meeple.load(IH, characters=table)  # the barbarian's Agility: a diagonal step
+    state = game.new_initial_state(seed=1)
+    for text in ("rest monk", "activate guardian", "end", "activate bard", "end", "rest sorceress",
+                 "activate barbarian"):
+        state.apply_action(state.string_to_action(text))
+    assert "move nw" in [state.action_to_string(a) for a in state.legal_actions()]
 
 
 def test_first_game_teams_unchecked_for_other_teams():

@@ -210,14 +210,15 @@ Game::Game(const GameSpec& spec)
         break;
       }
   }
-  // An ability with an action belongs to one card at most (Changeling's lender is implied, D30).
+  // An ability with an action belongs to one card at most (Changeling's lender is implied, D30),
+  // and so does a passive one read from one card (kOneCardPassives).
   for (int a = 0; a < kAbilityCount; ++a) {
     int owners = 0;
     for (int k = 0; k < kCards; ++k) owners += (card_abilities_[k] >> a) & 1;
     owner_card_[a] = static_cast<int8_t>(owners == 0 ? kNoOwnerCard : kManyOwnerCards);
     for (int k = 0; k < kCards && owners == 1; ++k)
       if ((card_abilities_[k] >> a) & 1) owner_card_[a] = static_cast<int8_t>(k);
-    if (owners > 1 && ((kActiveAbilities >> a) & 1))
+    if (owners > 1 && (((kActiveAbilities | kOneCardPassives) >> a) & 1))
       fail(std::string("ability '") + kAbilityNames[a] + "' belongs to two cards");
   }
   if (team_mode_ != Teams::kDraft) {

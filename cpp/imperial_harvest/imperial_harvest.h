@@ -129,6 +129,14 @@ inline constexpr uint64_t kActiveAbilities =
     ability_bit(Ability::kBite) | ability_bit(Ability::kHorns) | ability_bit(Ability::kMasterOfTheLabyrinth) |
     ability_bit(Ability::kCharge) | ability_bit(Ability::kAlluringGaze) | ability_bit(Ability::kVentriloquism) |
     ability_bit(Ability::kArcanePuppetry) | ability_bit(Ability::kArcher);
+// Passive abilities whose rules the engine reads from one card (token_with): a card table giving
+// one of them to two cards is refused, as for an ability with an action (the rules would then
+// ask every holder: two Guardians each protect their allies). Others may sit on several cards,
+// as Agility, War Cry and Inspirational Ballad on both Bards.
+inline constexpr uint64_t kOneCardPassives =
+    ability_bit(Ability::kFeral) | ability_bit(Ability::kGuardian) | ability_bit(Ability::kPoisonBlood) |
+    ability_bit(Ability::kPetrifyingGaze) | ability_bit(Ability::kTerritorial) |
+    ability_bit(Ability::kAuraOfTranquility) | ability_bit(Ability::kSilentSentinel);
 // What Changeling cannot borrow (51) and what a puppet cannot use (D31).
 inline constexpr uint64_t kNotBorrowable = ability_bit(Ability::kChangeling) | ability_bit(Ability::kArcanePuppetry);
 inline constexpr uint64_t kNotPuppetable = kNotBorrowable | ability_bit(Ability::kSprint);

@@ -188,6 +188,9 @@ AB_CAMOUFLAGE, AB_ARCHER, AB_SENTINEL = "camouflage", "archer", "silent_sentinel
 ACTIVE_WITH_IDS = (AB_GRAPPLE, AB_POUNCE, AB_PLANT, AB_SPEAR, AB_CHOP, AB_AXE, AB_THROW, AB_CHARM,
                    AB_SHADOW, AB_COMPEL, AB_SLITHER, AB_BITE, AB_HORNS, AB_FLIP, AB_CHARGE, AB_LURE,
                    AB_VENT, AB_PUPPETRY, AB_ARCHER, AB_COMMAND, AB_SENTRY, AB_WOLF, AB_SPRINT)
+# Passive abilities a card table may give to one card only (the engine reads them from one card;
+# docs/rules point 35): the others may sit on several cards, as the Bards' do.
+ONE_CARD_PASSIVES = frozenset((AB_FERAL, AB_GUARDIAN, AB_POISON, AB_GAZE, AB_TERRITORIAL, AB_AURA, AB_SENTINEL))
 NOT_BORROWABLE = frozenset((AB_CHANGELING, AB_PUPPETRY))  # Changeling (51)
 NOT_PUPPETABLE = frozenset((AB_CHANGELING, AB_PUPPETRY, AB_SPRINT))  # D31
 
@@ -905,7 +908,8 @@ def _check_table(value, sides, teams):
                         raise ValueError(f"character '{ident}' has two per-game limited abilities")
                     limited += 1
     for name in ABILITY_NAMES:
-        if name in ACTIVE_WITH_IDS and sum(name in c["abilities"] for c in cards) > 1:
+        one_card = name in ACTIVE_WITH_IDS or name in ONE_CARD_PASSIVES
+        if one_card and sum(name in c["abilities"] for c in cards) > 1:
             raise ValueError(f"ability '{name}' belongs to two cards")
     if teams == "first_game":
         for t in range(NUM_CHARACTERS):
