@@ -427,6 +427,71 @@ def test_imperial_harvest_reasons_follow_a_user_card_table():
     assert why_illegal(state, state.string_to_action("chop n")) == "the barbarian has used up its Chop for this game"
 
 
+def test_imperial_harvest_reasons_for_protected_targets():
+    """An attack on a protected target is refused with its protection (point 23): an allied
+    Guardian within 2 steps (steps, not cells: around hedges), a Tower Shield facing the attacker
+    (also against Charm, point 24), Camouflage by a hedge, an allied Ranger's line of sight
+    (Silent Sentinel), a sentry on its team's character camp. Each position, with the protection
+    taken away, makes the move legal."""
+    why_illegal = cli.game_spec("imperial_harvest").why_illegal
+
+    def acting(teams, turn, place, sentries=(None, None)):
+        game = meeple.load("imperial_harvest", teams=teams)
+        state = game.new_initial_state(seed=1)
+        for text in turn:
+            state.apply_action(state.string_to_action(text))
+        d = state.to_dict()
+        for token, (cell, facing) in place.items():
+            d["characters"][token].update(cell=cell, facing=facing)
+        d["sentries"] = list(sentries)
+        return game.state_from_dict(d)
+
+    def reason(state, text):
+        action = state.string_to_action(text)
+        return None if action in state.legal_actions() else why_illegal(state, action)
+
+    raiders_turn = ("rest monk", "activate guardian", "end", "activate bard", "end", "rest sorceress",
+                    "activate barbarian")
+    first_game = "monk,imperial_guardian,imperial_bard/barbarian,sorceress,raider_bard"
+    # The barbarian on 6,5 facing north; the monk 2 cells ahead, the guardian away on 9,5
+    place = {3: ([6, 5], "n"), 0: ([6, 3], "s"), 2: ([6, 6], "n"), 1: ([9, 5], "s")}
+    assert reason(acting(first_game, raiders_turn, place), "throw 6,3") is None
+    assert reason(acting(first_game, raiders_turn, {**place, 1: ([5, 3], "s")}), "throw 6,3") == \
+        "6,3 is within 2 steps of its ally the guardian on 5,3, whose Guardian ability protects it from attacks"
+    # The monk on 4,4 next to the guardian on 4,5, but hedges make that more than 2 steps
+    around = {**place, 3: ([4, 3], "s"), 0: ([4, 4], "n"), 1: ([4, 5], "n")}
+    assert reason(acting(first_game, raiders_turn, around), "throw 4,4") is None
+    for facing, expected in (("s", "6,4 is the guardian, whose Tower Shield faces s, toward the barbarian: it "
+                                   "blocks attacks from that side"), ("e", None)):
+        shield = {**place, 1: ([6, 4], facing), 0: ([0, 4], "s")}
+        assert reason(acting(first_game, raiders_turn, shield), "axe 6,4") == expected
+    sorceress_turn = raiders_turn[:5] + ("rest barbarian", "activate sorceress")
+    for facing, expected in (("s", "6,3 is the guardian, whose Tower Shield faces s, toward the sorceress: it "
+                                   "blocks Charm from that side"), ("w", None)):
+        charmed = acting(first_game, sorceress_turn, {4: ([6, 5], "n"), 1: ([6, 3], facing)})
+        assert reason(charmed, "charm 6,3 s") == expected
+    # The guardian attacks with its Spear (an enemy beside it, in its line of sight)
+    ranger_team = "monk,imperial_guardian,imperial_bard/ranger,sorceress,raider_bard"
+    guardian_turn = ("rest bard", "activate guardian")
+    hidden = {1: ([3, 3], "s"), 3: ([3, 4], "n")}  # the ranger with a hedge south of 3,4
+    assert reason(acting(ranger_team, guardian_turn, hidden), "spear 3,4") == \
+        "3,4 is the ranger, beside a hedge (on its cell's south edge): Camouflage protects it from attacks"
+    assert reason(acting(ranger_team, guardian_turn, {1: ([3, 3], "s"), 4: ([3, 4], "n"), 3: ([0, 9], "n")}),
+                  "spear 3,4") is None  # the sorceress there has no Camouflage
+    for facing, expected in (("n", "6,4 is in the line of sight of its ally the ranger on 6,6, whose Silent "
+                                   "Sentinel protects it from attacks"), ("w", None)):
+        watched = {1: ([5, 4], "e"), 4: ([6, 4], "n"), 3: ([6, 6], facing)}
+        assert reason(acting(ranger_team, guardian_turn, watched), "spear 6,4") == expected
+    # A Regent's sentry on the imperial character camp (8,1), beside the barbarian on 8,2
+    regent_team = "regent,imperial_guardian,monk/barbarian,sorceress,raider_bard"
+    regent_raiders_turn = ("rest monk", "activate guardian", "end", "activate regent", "end", "rest sorceress",
+                           "activate barbarian")
+    for sentry, expected in (([8, 1], "8,1 stands on its own character camp, where it cannot be attacked"),
+                             ([8, 3], None)):
+        state = acting(regent_team, regent_raiders_turn, {3: ([8, 2], "n")}, [{"cell": sentry, "facing": "e"}, None])
+        assert reason(state, f"axe {sentry[0]},{sentry[1]}") == expected
+
+
 def test_no_reason_is_given_for_a_legal_move(case):
     """A game's reasons (GameSpec.why_illegal) are each enough to rule a move out: none is given
     for a legal move, over random games. Imperial Harvest's acting character gets a reason for

@@ -596,6 +596,9 @@ def why_illegal(state: Any, action: int) -> str | None:
 
 _STEPS = {"n": (0, -1), "e": (1, 0), "s": (0, 1), "w": (-1, 0), "ne": (1, -1), "se": (1, 1), "sw": (-1, 1),
           "nw": (-1, -1)}
+_STEPS_NESW = [_STEPS[d] for d in "nesw"]
+_DIRECTION_OF = {step: {"n": "north", "e": "east", "s": "south", "w": "west"}[d] for d, step in _STEPS.items()
+                 if len(d) == 1}
 
 
 def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str]) -> str | None:
@@ -639,7 +642,7 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
             return f"the {name} faces {rest[0]} already"
     ability = _ability_of_word().get(word)
     if ability is None:  # pass, or an action with no simple reason
-        return _targeted_reason(d, token, name, action, word, rest)
+        return _targeted_reason(d, table, token, name, action, word, rest)
     if ability not in abilities:
         return None if "changeling" in abilities else \
             f"the {name} has no {_title(ability)} ability ('cards' shows each character's abilities)"
@@ -652,16 +655,17 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
     # As the engine: Horns after a Charge costs less, and Puppetry costs what the puppet's ability does
     if isinstance(cost, int) and cost > ap and ability not in ("horns", "arcane_puppetry"):
         return f"{_title(ability)} costs {cost} AP and the {name} has {ap} left"
-    return _targeted_reason(d, token, name, action, word, rest)
+    return _targeted_reason(d, table, token, name, action, word, rest)
 
 
-def _targeted_reason(d: dict, token: int, name: str, action: int, word: str, rest: list[str]) -> str | None:
+def _targeted_reason(d: dict, table: dict, token: int, name: str, action: int, word: str,
+                     rest: list[str]) -> str | None:
     """_target_reason for an action on a target token (None for others)."""
     if word not in _TARGETED:
         return None
     offset, per_target = action - _TARGETED[word].first, _TARGETED[word].per_target
-    return _target_reason(d, token, name, word, offset // per_target, offset % per_target + 1, rest[0],
-                          rest[1] if len(rest) > 1 else "")
+    return _target_reason(d, _Cards(d, table), token, name, word, offset // per_target, offset % per_target + 1,
+                          rest[0], rest[1] if len(rest) > 1 else "")
 
 
 class _Targeting(NamedTuple):
@@ -687,12 +691,31 @@ _TARGETED = {
 _ATTACKS = ("spear", "axe", "throw", "horns", "archer")
 
 
-def _target_reason(d: dict, token: int, name: str, word: str, target: int, number: int,
+class _Cards:
+    """The abilities and short names of the tokens of a state `d` (its game's card table):
+    tokens 0..5 their cards', sentries 6..7 none (point 37)."""
+
+    def __init__(self, d: dict, table: dict):
+        cards = {c["id"]: c for c in table["characters"]}
+        self.abilities = [set(cards[c["id"]]["abilities"]) for c in d["characters"]] + [set(), set()]
+        self.names = [cards[c["id"]]["name"].split()[-1].lower() for c in d["characters"]] + ["sentry"] * 2
+
+    def team(self, token: int) -> int | None:
+        """A character's team; a sentry's is the Regent's (the card with Sentry), None if none plays."""
+        if token < 6:
+            return token // 3
+        return next((t // 3 for t in range(6) if "sentry" in self.abilities[t]), None)
+
+    def holder(self, ability: str) -> int | None:
+        """The token whose card has `ability`, one read from one card (point 35); None if none."""
+        return next((t for t in range(6) if ability in self.abilities[t]), None)
+
+
+def _target_reason(d: dict, cards: _Cards, token: int, name: str, word: str, target: int, number: int,
                    written: str, landing_text: str) -> str | None:
     """Why the active `token` cannot `word` token `target` (written as in the action; `number`: a
     pass's strawberries; `landing_text`: a grapple's landing cell as written); None if no simple
-    reason (protection by a Guardian, Tower Shield, Camouflage or Silent Sentinel, say: the rules
-    document has them)."""
+    reason."""
     who, where, reach = _TARGETED[word].who, _TARGETED[word].where, _TARGETED[word].reach
     if word == "pass" and target >= 6:
         return "sentries carry nothing: strawberries are passed to characters"
@@ -701,11 +724,12 @@ def _target_reason(d: dict, token: int, name: str, word: str, target: int, numbe
         return f"{written} is not on the board"
     if target == token:
         return f"the {name} cannot {word} itself"
-    ally = target < 6 and target // 3 == token // 3
+    team = cards.team(target)
+    ally = team == token // 3
     if who == "enemy" and ally:
         targets = "attacks target" if word in _ATTACKS else f"{word.capitalize()} targets"
         return f"{written} is on your team: {targets} enemies"
-    if who == "ally" and target < 6 and not ally:
+    if who == "ally" and team is not None and not ally:
         return f"{written} is not on your team: {word.capitalize()} moves allies"
     carried = d["characters"][token]["strawberries"]
     if word == "pass" and number > carried:
@@ -722,10 +746,60 @@ def _target_reason(d: dict, token: int, name: str, word: str, target: int, numbe
             return f"the landing cell {x},{y} is off the board"
         if in_moat_ring(x, y) and [x, y] not in d["bridges"]:
             return f"the landing cell {x},{y} is water"
-    camp = d["camps"].get(f"{TEAMS[target // 3]}_character") if target < 6 else None
-    if word in _ATTACKS and camp is not None and target_cell in camp_cells(camp):
-        return f"{written} stands on its own character camp, where it cannot be attacked"
+    if word in _ATTACKS or word in _SHIELDED:
+        return _protection_reason(d, cards, name, cell, word, target, target_cell, team, written)
     return None
+
+
+_SHIELDED = {"charm": "Charm", "lure": "Alluring Gaze"}  # line-of-sight effects a Tower Shield blocks (24)
+
+
+def _protection_reason(d: dict, cards: _Cards, name: str, cell: tuple[int, int], word: str, target: int,
+                       target_cell: tuple[int, int], team: int | None, written: str) -> str | None:
+    """Point 23: what protects `target` on `target_cell` (of `team`) from an attack from `cell` by
+    the active character `name`; point 24: a Tower Shield against Charm and Alluring Gaze."""
+    if "tower_shield" in cards.abilities[target]:
+        facing = d["characters"][target]["facing"]
+        (dx, dy), (ox, oy) = _STEPS[facing], (cell[0] - target_cell[0], cell[1] - target_cell[1])
+        if (ox, oy) != (0, 0) and ox * dy == oy * dx and ox * dx + oy * dy > 0:  # on the ray it faces along
+            blocked = "attacks" if word in _ATTACKS else _SHIELDED[word]
+            return (f"{written} is the {cards.names[target]}, whose Tower Shield faces {facing}, toward the "
+                    f"{name}: it blocks {blocked} from that side")
+    if word not in _ATTACKS:
+        return None
+    camp = d["camps"].get(f"{TEAMS[team]}_character") if team is not None else None
+    if camp is not None and target_cell in camp_cells(camp):
+        return f"{written} stands on its own character camp, where it cannot be attacked"
+    guardian = cards.holder("guardian")
+    if guardian not in (None, target) and cards.team(guardian) == team and \
+            (at := d["characters"][guardian]["cell"]) is not None and _within_steps(d, tuple(at), target_cell, 2):
+        return (f"{written} is within 2 steps of its ally the {cards.names[guardian]} on {at[0]},{at[1]}, "
+                f"whose Guardian ability protects it from attacks")
+    if "camouflage" in cards.abilities[target]:
+        x, y = target_cell
+        for dx, dy in _STEPS_NESW:
+            if 0 <= x + dx < 10 and 0 <= y + dy < 10 and _hedge_between(d, target_cell, (x + dx, y + dy)):
+                return (f"{written} is the {cards.names[target]}, beside a hedge (on its cell's "
+                        f"{_DIRECTION_OF[(dx, dy)]} edge): Camouflage protects it from attacks")
+    sentinel = cards.holder("silent_sentinel")
+    if sentinel not in (None, target) and cards.team(sentinel) == team and \
+            (at := d["characters"][sentinel]["cell"]) is not None and \
+            _in_sight(d, tuple(at), d["characters"][sentinel]["facing"], target_cell, 10):
+        return (f"{written} is in the line of sight of its ally the {cards.names[sentinel]} on {at[0]},{at[1]}, "
+                f"whose Silent Sentinel protects it from attacks")
+    return None
+
+
+def _within_steps(d: dict, start: tuple[int, int], goal: tuple[int, int], n: int) -> bool:
+    """Point 15: `goal` is at most `n` legal steps (point 9; tokens do not block) from `start`."""
+    bridges = {tuple(b) for b in d["bridges"]}
+    reached, frontier = {start}, [start]
+    for _ in range(n):
+        frontier = [to for here in frontier for dx, dy in _STEPS_NESW
+                    if (to := (here[0] + dx, here[1] + dy)) not in reached
+                    and _orthogonal_block(d, bridges, here, to) is None]
+        reached.update(frontier)
+    return goal in reached
 
 
 def _in_sight(d: dict, cell: tuple[int, int], facing: str, target: tuple[int, int], reach: int) -> bool:
@@ -759,23 +833,34 @@ def _step_reason(d: dict, token: int, name: str, cell: tuple[int, int], directio
     if not (0 <= to[0] < 10 and 0 <= to[1] < 10):
         return f"{x},{y} is on the board's edge: there is no cell to the {direction}"
     bridges = {tuple(b) for b in d["bridges"]}
-    if in_moat_ring(*to) and to not in bridges:
-        return f"{to[0]},{to[1]} is water (the moat is crossed on its bridges)"
     if dx and dy:
+        if in_moat_ring(*to) and to not in bridges:
+            return f"{to[0]},{to[1]} is water (the moat is crossed on its bridges)"
         if cell in bridges or to in bridges:
             return "a diagonal move never goes onto or off a bridge"
-    else:
-        if _hedge_between(d, cell, to):
-            return f"a hedge stands between {x},{y} and {to[0]},{to[1]}"
-        for bridge in (cell, to):
-            along = "east-west" if bridge[0] in (2, 7) else "north-south"
-            if bridge in bridges and (dx != 0) != (along == "east-west"):
-                return f"the bridge on {bridge[0]},{bridge[1]} runs {along}: it is entered and left along it"
+    elif (blocked := _orthogonal_block(d, bridges, cell, to)) is not None:
+        return blocked
     shared = any(other != token and c["cell"] == list(to) for other, c in enumerate(d["characters"])) or \
         any(sentry is not None and sentry["cell"] == list(to) for sentry in d["sentries"])
     if left_after < 1 and shared:
         return (f"{to[0]},{to[1]} holds another token: the {name} may move onto it only with AP left to "
                 f"move on")
+    return None
+
+
+def _orthogonal_block(d: dict, bridges: set, cell: tuple[int, int], to: tuple[int, int]) -> str | None:
+    """What stops an orthogonal step (point 9) from `cell` to `to` (`bridges`: the bridge cells),
+    but tokens; None if nothing."""
+    if not (0 <= to[0] < 10 and 0 <= to[1] < 10):
+        return f"{cell[0]},{cell[1]} is on the board's edge"
+    if in_moat_ring(*to) and to not in bridges:
+        return f"{to[0]},{to[1]} is water (the moat is crossed on its bridges)"
+    if _hedge_between(d, cell, to):
+        return f"a hedge stands between {cell[0]},{cell[1]} and {to[0]},{to[1]}"
+    for bridge in (cell, to):
+        along = "east-west" if bridge[0] in (2, 7) else "north-south"
+        if bridge in bridges and (to[0] != cell[0]) != (along == "east-west"):
+            return f"the bridge on {bridge[0]},{bridge[1]} runs {along}: it is entered and left along it"
     return None
 
 
