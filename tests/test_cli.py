@@ -492,6 +492,38 @@ def test_imperial_harvest_reasons_for_protected_targets():
         assert reason(state, f"axe {sentry[0]},{sentry[1]}") == expected
 
 
+def test_imperial_harvest_reasons_for_aura_and_territorial():
+    """The Nymph's Aura of Tranquility keeps a character next to her from its active abilities,
+    not from moving (point 50); an enemy Hound's cell is closed to a step and to a grapple's
+    landing (Territorial, point 44), and a grapple must move its target."""
+    why_illegal = cli.game_spec("imperial_harvest").why_illegal
+    game = meeple.load("imperial_harvest", teams="monk,imperial_guardian,imperial_bard/nymph,hound,barbarian")
+    start = game.new_initial_state(seed=1)
+    for text in ("rest bard", "activate monk"):
+        start.apply_action(start.string_to_action(text))
+
+    def reasons(place, *texts):  # the monk acts on 6,4; `place`: token -> cell
+        d = start.to_dict()
+        d["characters"][0].update(cell=[6, 4], facing="s")
+        d["characters"][3]["cell"] = [0, 5]  # the nymph, away unless placed
+        for token, cell in place.items():
+            d["characters"][token]["cell"] = cell
+        state = game.state_from_dict(d)
+        actions = [state.string_to_action(text) for text in texts]
+        return [None if a in state.legal_actions() else why_illegal(state, a) for a in actions]
+
+    aura = "the monk stands next to the nymph on 6,5, whose Aura of Tranquility keeps it from using active abilities"
+    assert reasons({3: [6, 5]}, "grapple 6,5 6,6", "pounce se", "plant w", "move w") == [aura, aura, aura, None]
+    assert reasons({3: [6, 4]}, "plant w") == ["the monk shares its cell 6,4 with the nymph, whose Aura of "
+                                                "Tranquility keeps it from using active abilities"]
+    assert reasons({3: [0, 5]}, "plant w") == [None]
+    hound = "the cell of the enemy hound, whose Territorial keeps its enemies off it"
+    assert reasons({4: [6, 5]}, "move s", "grapple 6,5 6,6") == [f"6,5 is {hound}", None]
+    assert reasons({4: [5, 5], 1: [6, 5]}, "grapple 6,5 5,5", "grapple 6,5 6,5", "grapple 6,5 6,6") == [
+        f"the landing cell 5,5 is {hound}", "the landing cell 6,5 is the target's own cell: a grapple moves it "
+        "elsewhere", None]
+
+
 def test_no_reason_is_given_for_a_legal_move(case):
     """A game's reasons (GameSpec.why_illegal) are each enough to rule a move out: none is given
     for a legal move, over random games. Imperial Harvest's acting character gets a reason for

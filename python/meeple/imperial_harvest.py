@@ -612,8 +612,8 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
     name = state.action_to_string(3 + token % 3).split()[1]  # 'activate NAME' of its own slot
     parameters = state.game.parameters()
     table = card_table(state.game)
-    card = next(c for c in table["characters"] if c["id"] == me["id"])
-    abilities = card["abilities"]
+    cards = _Cards(d, table)
+    abilities = cards.abilities[token]
     side = _team_sides(parameters["sides"])[token // 3]
     ap, free_moves = activation["ap"], activation["free_moves"]
     x, y = me["cell"]
@@ -623,7 +623,7 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
             return f"the {name} has no Agility: it moves n, e, s or w"
         if ap + free_moves == 0:
             return no_ap
-        return _step_reason(d, token, name, (x, y), rest[0], ap + free_moves - 1)
+        return _step_reason(d, cards, token, name, (x, y), rest[0], ap + free_moves - 1)
     if word in ("pluck", "deposit", "pass") and ap == 0:
         return no_ap
     if word == "pluck" and [x, y] not in d["strawberries"]:
@@ -642,10 +642,17 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
             return f"the {name} faces {rest[0]} already"
     ability = _ability_of_word().get(word)
     if ability is None:  # pass, or an action with no simple reason
-        return _targeted_reason(d, table, token, name, action, word, rest)
+        return _targeted_reason(d, cards, token, name, action, word, rest)
     if ability not in abilities:
         return None if "changeling" in abilities else \
             f"the {name} has no {_title(ability)} ability ('cards' shows each character's abilities)"
+    nymph = cards.holder("aura_of_tranquility")  # point 50: hedges ignored
+    if nymph not in (None, token) and (at := d["characters"][nymph]["cell"]) is not None and \
+            abs(at[0] - x) + abs(at[1] - y) <= 1:
+        other = cards.names[nymph]
+        where = f"shares its cell {x},{y} with the {other}" if [x, y] == at else \
+            f"stands next to the {other} on {at[0]},{at[1]}"
+        return f"the {name} {where}, whose Aura of Tranquility keeps it from using active abilities"
     rules = _on_side(table["abilities"][ability], side)
     if rules.get("per_activation") == 1 and activation.get(f"{word}_used"):
         return f"the {name} has used {_title(ability)} this activation (once per activation)"
@@ -655,16 +662,16 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
     # As the engine: Horns after a Charge costs less, and Puppetry costs what the puppet's ability does
     if isinstance(cost, int) and cost > ap and ability not in ("horns", "arcane_puppetry"):
         return f"{_title(ability)} costs {cost} AP and the {name} has {ap} left"
-    return _targeted_reason(d, table, token, name, action, word, rest)
+    return _targeted_reason(d, cards, token, name, action, word, rest)
 
 
-def _targeted_reason(d: dict, table: dict, token: int, name: str, action: int, word: str,
+def _targeted_reason(d: dict, cards: _Cards, token: int, name: str, action: int, word: str,
                      rest: list[str]) -> str | None:
     """_target_reason for an action on a target token (None for others)."""
     if word not in _TARGETED:
         return None
     offset, per_target = action - _TARGETED[word].first, _TARGETED[word].per_target
-    return _target_reason(d, _Cards(d, table), token, name, word, offset // per_target, offset % per_target + 1,
+    return _target_reason(d, cards, token, name, word, offset // per_target, offset % per_target + 1,
                           rest[0], rest[1] if len(rest) > 1 else "")
 
 
@@ -746,6 +753,10 @@ def _target_reason(d: dict, cards: _Cards, token: int, name: str, word: str, tar
             return f"the landing cell {x},{y} is off the board"
         if in_moat_ring(x, y) and [x, y] not in d["bridges"]:
             return f"the landing cell {x},{y} is water"
+        if (x, y) == target_cell:
+            return f"the landing cell {x},{y} is the target's own cell: a grapple moves it elsewhere"
+        if (keeper := _territorial_keeper(d, cards, team, (x, y))) is not None:
+            return f"the landing cell {x},{y} is {keeper}"
     if word in _ATTACKS or word in _SHIELDED:
         return _protection_reason(d, cards, name, cell, word, target, target_cell, team, written)
     return None
@@ -824,7 +835,17 @@ def _in_sight(d: dict, cell: tuple[int, int], facing: str, target: tuple[int, in
     return False
 
 
-def _step_reason(d: dict, token: int, name: str, cell: tuple[int, int], direction: str,
+def _territorial_keeper(d: dict, cards: _Cards, team: int | None, cell: tuple[int, int]) -> str | None:
+    """Point 44: why a token of `team` may not enter `cell` (the cell of an enemy Hound), None if
+    it may."""
+    hound = cards.holder("territorial")
+    if hound is None or (at := d["characters"][hound]["cell"]) is None or tuple(at) != cell or \
+            cards.team(hound) == team:
+        return None
+    return f"the cell of the enemy {cards.names[hound]}, whose Territorial keeps its enemies off it"
+
+
+def _step_reason(d: dict, cards: _Cards, token: int, name: str, cell: tuple[int, int], direction: str,
                  left_after: int) -> str | None:
     """Why the active `token` cannot step from `cell` in `direction` (point 9-11), with
     `left_after` AP and free moves left after paying for the move; None if no simple reason."""
@@ -840,6 +861,8 @@ def _step_reason(d: dict, token: int, name: str, cell: tuple[int, int], directio
             return "a diagonal move never goes onto or off a bridge"
     elif (blocked := _orthogonal_block(d, bridges, cell, to)) is not None:
         return blocked
+    if (keeper := _territorial_keeper(d, cards, token // 3, to)) is not None:
+        return f"{to[0]},{to[1]} is {keeper}"
     shared = any(other != token and c["cell"] == list(to) for other, c in enumerate(d["characters"])) or \
         any(sentry is not None and sentry["cell"] == list(to) for sentry in d["sentries"])
     if left_after < 1 and shared:
