@@ -492,19 +492,20 @@ def test_imperial_harvest_reasons_for_protected_targets():
         assert reason(state, f"axe {sentry[0]},{sentry[1]}") == expected
 
 
-def test_imperial_harvest_reasons_for_aura_and_territorial():
+def test_imperial_harvest_reasons_for_aura_territorial_and_routes():
     """The Nymph's Aura of Tranquility keeps a character next to her from its active abilities,
-    not from moving (point 50); an enemy Hound's cell is closed to a step and to a grapple's
-    landing (Territorial, point 44), and a grapple must move its target."""
+    not from moving (point 50); an enemy Hound's cell is closed to a step, to a grapple's landing
+    and to a diagonal route through it (Territorial, point 44), and a grapple must move its
+    target; a diagonal step needs one of its two routes open (point 10)."""
     why_illegal = cli.game_spec("imperial_harvest").why_illegal
     game = meeple.load("imperial_harvest", teams="monk,imperial_guardian,imperial_bard/nymph,hound,barbarian")
     start = game.new_initial_state(seed=1)
     for text in ("rest bard", "activate monk"):
         start.apply_action(start.string_to_action(text))
 
-    def reasons(place, *texts):  # the monk acts on 6,4; `place`: token -> cell
+    def reasons(place, *texts, monk=(6, 4)):  # the monk acts on `monk`; `place`: token -> cell
         d = start.to_dict()
-        d["characters"][0].update(cell=[6, 4], facing="s")
+        d["characters"][0].update(cell=list(monk), facing="s")
         d["characters"][3]["cell"] = [0, 5]  # the nymph, away unless placed
         for token, cell in place.items():
             d["characters"][token]["cell"] = cell
@@ -522,6 +523,15 @@ def test_imperial_harvest_reasons_for_aura_and_territorial():
     assert reasons({4: [5, 5], 1: [6, 5]}, "grapple 6,5 5,5", "grapple 6,5 6,5", "grapple 6,5 6,6") == [
         f"the landing cell 5,5 is {hound}", "the landing cell 6,5 is the target's own cell: a grapple moves it "
         "elsewhere", None]
+    # Dragon Pounce: from 4,4 hedges close both routes to 5,5; from 6,4 to 5,5 a hedge closes the
+    # route through 5,4 and the hound on 6,5 the one through 6,5
+    assert reasons({}, "pounce se", "pounce ne", monk=(4, 4)) == [
+        "both routes to 5,5 are closed (point 10): a hedge stands between 4,4 and 5,4; a hedge stands between "
+        "4,4 and 4,5", None]
+    assert reasons({4: [6, 5]}, "pounce sw") == [f"both routes to 5,5 are closed (point 10): a hedge stands "
+                                                 f"between 5,4 and 5,5; 6,5 is {hound}"]
+    assert reasons({4: [5, 5]}, "pounce sw") == [f"5,5 is {hound}"]
+    assert reasons({4: [0, 6]}, "pounce sw") == [None]
 
 
 def test_no_reason_is_given_for_a_legal_move(case):

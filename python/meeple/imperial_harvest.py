@@ -662,6 +662,8 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
     # As the engine: Horns after a Charge costs less, and Puppetry costs what the puppet's ability does
     if isinstance(cost, int) and cost > ap and ability not in ("horns", "arcane_puppetry"):
         return f"{_title(ability)} costs {cost} AP and the {name} has {ap} left"
+    if word == "pounce" and isinstance(cost, int):  # a diagonal step; free moves never pay for it (D24)
+        return _step_reason(d, cards, token, name, (x, y), rest[0], ap - cost + free_moves)
     return _targeted_reason(d, cards, token, name, action, word, rest)
 
 
@@ -859,6 +861,9 @@ def _step_reason(d: dict, cards: _Cards, token: int, name: str, cell: tuple[int,
             return f"{to[0]},{to[1]} is water (the moat is crossed on its bridges)"
         if cell in bridges or to in bridges:
             return "a diagonal move never goes onto or off a bridge"
+        closed = [_route_block(d, cards, bridges, token // 3, cell, middle, to) for middle in ((to[0], y), (x, to[1]))]
+        if all(closed):
+            return f"both routes to {to[0]},{to[1]} are closed (point 10): {closed[0]}; {closed[1]}"
     elif (blocked := _orthogonal_block(d, bridges, cell, to)) is not None:
         return blocked
     if (keeper := _territorial_keeper(d, cards, token // 3, to)) is not None:
@@ -869,6 +874,17 @@ def _step_reason(d: dict, cards: _Cards, token: int, name: str, cell: tuple[int,
         return (f"{to[0]},{to[1]} holds another token: the {name} may move onto it only with AP left to "
                 f"move on")
     return None
+
+
+def _route_block(d: dict, cards: _Cards, bridges: set, team: int, cell: tuple[int, int], middle: tuple[int, int],
+                 to: tuple[int, int]) -> str | None:
+    """What closes the two-step route of a diagonal move from `cell` through `middle` to `to`
+    (point 10: both steps legal, the middle cell not an enemy Hound's) for a token of `team`;
+    None if it is open."""
+    if (block := _orthogonal_block(d, bridges, cell, middle) or _orthogonal_block(d, bridges, middle, to)):
+        return block
+    keeper = _territorial_keeper(d, cards, team, middle)
+    return None if keeper is None else f"{middle[0]},{middle[1]} is {keeper}"
 
 
 def _orthogonal_block(d: dict, bridges: set, cell: tuple[int, int], to: tuple[int, int]) -> str | None:
