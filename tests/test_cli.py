@@ -1193,6 +1193,9 @@ def test_play_cards_command_describes_the_cards_in_play(capsys, monkeypatch):
     described = meeple.imperial_harvest.cards_in_play(state)
     assert code == 0 and cli._fitted(described) in output
     assert max(map(len, cli._fitted(described).splitlines())) <= 78 < max(map(len, described.splitlines()))
+    # Only card headings are broken by play: the rules text comes in 78 columns (a paragraph
+    # wrapped at 100 and broken again at 78 read as ragged lines).
+    assert all(not line.startswith(" ") for line in described.splitlines() if len(line) > 78)
     # A game without cards has no such command: 'cards' is taken for a move name there.
     code, output, _ = play(capsys, monkeypatch, ["help", "cards", "quit"], "abacuachego")
     assert "Also: cards" not in output and "'cards' is not a legal move." in output

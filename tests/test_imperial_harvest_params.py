@@ -277,8 +277,9 @@ def test_describe_character_reads_the_table_on_each_side():
         state.apply_action(state.string_to_action("activate barbarian"))
         activation_ap[sides] = state.to_dict()["activation"]["ap"]
     assert activation_ap["basic/advanced"] - activation_ap["basic"] == 4 - 3
-    assert f"raiders: {advanced}" in cards_in_play(state) and f"imperial: {describe_character('monk', 'basic', table)}" \
-        in cards_in_play(state)
+    shown = cards_in_play(state)  # in 78 columns, as play shows it
+    assert f"raiders: {describe_character('barbarian', 'advanced', table, width=78)}" in shown
+    assert f"imperial: {describe_character('monk', 'basic', table, width=78)}" in shown
     for bad, message in [(("hero",), "unknown character 'hero'; known: barbarian"),
                          (("monk", "gold"), "side must be 'basic' or 'advanced', got 'gold'")]:
         with pytest.raises(ValueError, match=message):
@@ -290,17 +291,17 @@ def test_cards_in_play_shows_the_teams_and_the_draft_pool():
     text = cards_in_play(state)
     for team, ids in data("characters")["first_game_teams"].items():
         for character in ids:
-            assert f"{team}: {describe_character(character)}" in text
+            assert f"{team}: {describe_character(character, width=78)}" in text
     assert text.count("uses left: 3") == 2  # Monk (plant) and Barbarian (chop)
     assert "draft" not in text
     state = meeple.load("imperial_harvest", teams="draft").new_initial_state(seed=2)
     pool = [c["id"] for c in data("characters")["characters"]]
     assert cards_in_play(state).count("not drafted yet") == 6
-    assert all(describe_character(c) in cards_in_play(state) for c in pool)
+    assert all(describe_character(c, width=78) in cards_in_play(state) for c in pool)
     state.apply_action(state.string_to_action("draft nymph"))
     text = cards_in_play(state)
-    assert text.count("not drafted yet") == 5 and f"imperial: {describe_character('nymph')}" in text
-    assert text.count(describe_character("nymph")) == 1  # no longer in the pool
+    assert text.count("not drafted yet") == 5 and f"imperial: {describe_character('nymph', width=78)}" in text
+    assert text.count(describe_character("nymph", width=78)) == 1  # no longer in the pool
 
 
 def test_every_ability_has_a_rule_for_players():

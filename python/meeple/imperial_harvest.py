@@ -473,12 +473,12 @@ def _on_side(entry: dict, side: str) -> dict:
 
 
 def describe_character(character: str, side: str = "basic", characters: dict | None = None,
-                       rules_text: bool = True) -> str:
+                       rules_text: bool = True, width: int = 100) -> str:
     """A character card as a player reads it: faction, archetype and numbers on `side`, then each
     ability with its cost and limits and the action word that plays it (from `characters`, the
     game's card table; default the shipped characters.json), and, with `rules_text`, how the action
-    is written (words as in USAGE_LEGEND) and what the ability does in brief. The full rules are in
-    docs/rules/imperial-harvest.md (points 20-63).
+    is written (words as in USAGE_LEGEND) and what the ability does in brief, in lines of `width`
+    columns. The full rules are in docs/rules/imperial-harvest.md (points 20-63).
 
     >>> print(describe_character("barbarian"))
     Barbarian (barbarian; raiders, warrior; basic side): 3 AP, 2 item slots, strawberry bonus +1 AP
@@ -524,14 +524,15 @@ def describe_character(character: str, side: str = "basic", characters: dict | N
         lines.append(f"  {_title(ability)}: {', '.join(parts)}" + (f"; action '{word}'" if word else ""))
         if rules_text:
             usage, rule = _ABILITY_RULES[ability]
-            lines.append(textwrap.fill((f"{usage}: " if usage else "") + rule.format_map(rules), width=100,
+            lines.append(textwrap.fill((f"{usage}: " if usage else "") + rule.format_map(rules), width=width,
                                        initial_indent="    ", subsequent_indent="      "))
     return "\n".join(lines)
 
 
-def cards_in_play(state) -> str:
+def cards_in_play(state, width: int = 78) -> str:
     """`describe_character` of each team's characters on its card side (with per-game uses left),
-    during a draft of the characters still to draft, then USAGE_LEGEND."""
+    during a draft of the characters still to draft, then USAGE_LEGEND; the rules text and the
+    legend in lines of `width` columns (`meeple play` breaks longer card headings)."""
     d = state.to_dict()
     parameters = state.game.parameters()
     table = card_table(state.game)
@@ -544,13 +545,13 @@ def cards_in_play(state) -> str:
             continue
         drafted.add(character["id"])
         uses = "" if character["uses_left"] is None else f"\n  uses left: {character['uses_left']}"
-        parts.append(f"{TEAMS[team]}: {describe_character(character['id'], sides[team], table)}{uses}")
+        parts.append(f"{TEAMS[team]}: {describe_character(character['id'], sides[team], table, width=width)}{uses}")
     if len(drafted) < len(d["characters"]):
         pool = [c["id"] for c in table["characters"] if c["id"] not in drafted]
         side = sides[0] if sides[0] == sides[1] else "basic"
         parts.append(f"Still to draft (shown on the {side} side):\n\n"
-                     + "\n\n".join(describe_character(c, side, table) for c in pool))
-    parts.append(textwrap.fill(USAGE_LEGEND, width=100))
+                     + "\n\n".join(describe_character(c, side, table, width=width) for c in pool))
+    parts.append(textwrap.fill(USAGE_LEGEND, width=width))
     return "\n\n".join(parts)
 
 
