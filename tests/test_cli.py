@@ -534,6 +534,34 @@ def test_imperial_harvest_reasons_for_aura_territorial_and_routes():
     assert reasons({4: [0, 6]}, "pounce sw") == [None]
 
 
+def test_imperial_harvest_reasons_for_the_nymph_borrowing():
+    """The Nymph (Changeling, point 51) uses the active abilities of the characters next to her:
+    one that no neighbour has gets a reason, and so do Changeling and Arcane Puppetry, which she
+    never borrows; a borrowed attack is refused as her own would be."""
+    why_illegal = cli.game_spec("imperial_harvest").why_illegal
+    game = meeple.load("imperial_harvest", teams="monk,imperial_guardian,puppeteer/nymph,hound,barbarian")
+    state = game.new_initial_state(seed=1)
+    for text in ("rest monk", "activate guardian", "end", "activate puppeteer", "end", "rest hound", "activate nymph"):
+        state.apply_action(state.string_to_action(text))
+    d = state.to_dict()
+    d["characters"][3].update(cell=[6, 5], facing="n")  # the nymph between the monk and the barbarian
+    d["characters"][0]["cell"], d["characters"][5]["cell"] = [6, 4], [6, 6]
+    d["characters"][2]["cell"] = [9, 4]  # the puppeteer, away
+    state = game.state_from_dict(d)
+
+    def reason(text):
+        action = state.string_to_action(text)
+        return None if action in state.legal_actions() else why_illegal(state, action)
+
+    assert reason("axe 6,4") is None and reason("grapple 6,4 6,3") is None  # the barbarian's, the monk's
+    assert reason("spear 6,4") == ("the nymph has no Spear ability, and no character next to it (across no "
+                                   "hedge) has it to lend (Changeling)")
+    assert reason("axe 6,6") == "6,6 is on your team: attacks target enemies"
+    d["characters"][2]["cell"] = [5, 5]  # the puppeteer beside her now: its Puppetry is not lent
+    state = game.state_from_dict(d)
+    assert reason("puppet 6,4") == "the nymph has no Arcane Puppetry ability, and Changeling does not borrow it"
+
+
 def test_no_reason_is_given_for_a_legal_move(case):
     """A game's reasons (GameSpec.why_illegal) are each enough to rule a move out: none is given
     for a legal move, over random games. Imperial Harvest's acting character gets a reason for

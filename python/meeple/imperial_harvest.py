@@ -644,9 +644,15 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
     ability = _ability_of_word().get(word)
     if ability is None:  # pass, or an action with no simple reason
         return _targeted_reason(d, cards, token, name, action, word, rest)
-    if ability not in abilities:
-        return None if "changeling" in abilities else \
-            f"the {name} has no {_title(ability)} ability ('cards' shows each character's abilities)"
+    borrowed = ability not in abilities
+    if borrowed and "changeling" not in abilities:
+        return f"the {name} has no {_title(ability)} ability ('cards' shows each character's abilities)"
+    if borrowed and ability in ("changeling", "arcane_puppetry"):
+        return f"the {name} has no {_title(ability)} ability, and Changeling does not borrow it"
+    if borrowed and not any(ability in cards.abilities[t] and (c := d["characters"][t]["cell"]) is not None
+                            and _adjacent(d, (x, y), tuple(c)) for t in range(6) if t != token):
+        return (f"the {name} has no {_title(ability)} ability, and no character next to it (across no hedge) "
+                f"has it to lend (Changeling)")
     nymph = cards.holder("aura_of_tranquility")  # point 50: hedges ignored
     if nymph not in (None, token) and (at := d["characters"][nymph]["cell"]) is not None and \
             abs(at[0] - x) + abs(at[1] - y) <= 1:
@@ -654,6 +660,8 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
         where = f"shares its cell {x},{y} with the {other}" if [x, y] == at else \
             f"stands next to the {other} on {at[0]},{at[1]}"
         return f"the {name} {where}, whose Aura of Tranquility keeps it from using active abilities"
+    if borrowed:  # as if its own (point 51: its cell, facing and team); the lender's numbers unchecked
+        return _targeted_reason(d, cards, token, name, action, word, rest)
     rules = _on_side(table["abilities"][ability], side)
     if rules.get("per_activation") == 1 and activation.get(f"{word}_used"):
         return f"the {name} has used {_title(ability)} this activation (once per activation)"
