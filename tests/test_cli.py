@@ -562,6 +562,65 @@ def test_imperial_harvest_reasons_for_the_nymph_borrowing():
     assert reason("puppet 6,4") == "the nymph has no Arcane Puppetry ability, and Changeling does not borrow it"
 
 
+def test_imperial_harvest_reasons_for_edges_and_ranges():
+    """Planting needs a free edge between two board cells and a hedge token left; chopping and
+    Shadow Walk need a hedge on that edge; Ventriloquism and Arcane Puppetry reach 3 steps
+    (point 15: around hedges and water), Puppetry only characters, not under an Aura."""
+    why_illegal = cli.game_spec("imperial_harvest").why_illegal
+    game = meeple.load("imperial_harvest", teams="regent,puppeteer,monk/nymph,hound,barbarian")
+    start = game.new_initial_state(seed=1)
+    for text in ("rest regent", "activate puppeteer"):
+        start.apply_action(start.string_to_action(text))
+
+    def reasons(place, *texts, **fields):  # `place`: token -> cell; the nymph away unless placed
+        d = start.to_dict()
+        d["characters"][3]["cell"] = [0, 5]
+        for token, cell in place.items():
+            d["characters"][token]["cell"] = cell
+        d.update(fields)
+        state = game.state_from_dict(d)
+        actions = [state.string_to_action(text) for text in texts]
+        return [None if a in state.legal_actions() else why_illegal(state, a) for a in actions]
+
+    # The puppeteer on 4,4, hedged in on the east and south: the monk on 4,5 is 1 cell and more than 3 steps away
+    far = "{} is more than 3 steps from the puppeteer (steps around hedges and water, point 15)"
+    assert reasons({1: [4, 4], 2: [4, 5]}, "puppet 4,5", "vent 4,5 n") == [far.format("4,5")] * 2
+    sentry = [{"cell": [5, 4], "facing": "n"}, None]
+    assert reasons({1: [5, 3], 2: [6, 3]}, "puppet 6,3", "puppet 5,4", sentries=sentry) == [
+        None, "a sentry is no character: Arcane Puppetry works on characters"]
+    assert reasons({1: [5, 3], 2: [6, 3], 3: [6, 4]}, "puppet 6,3") == [
+        "6,3 stands next to the nymph on 6,4, whose Aura of Tranquility keeps it from using active abilities"]
+    monk = game.new_initial_state(seed=1)  # the first game's monk, on 4,4
+    for text in ("rest regent", "activate monk"):
+        monk.apply_action(monk.string_to_action(text))
+    d = monk.to_dict()
+    d["characters"][2]["cell"] = [4, 4]
+    planting = game.state_from_dict(d)
+    assert [why_illegal(planting, planting.string_to_action(f"plant {side}")) for side in "es"] == [
+        "a hedge stands on the east edge of 4,4 already", "a hedge stands on the south edge of 4,4 already"]
+    assert planting.string_to_action("plant n") in planting.legal_actions()
+    d["hedges_planted"] = 4
+    assert why_illegal(game.state_from_dict(d), planting.string_to_action("plant n")) == \
+        "4 hedges have been planted in this game, all there are"
+    d["characters"][2]["cell"], d["hedges_planted"] = [0, 4], 0
+    assert why_illegal(game.state_from_dict(d), planting.string_to_action("plant w")) == \
+        "0,4 is on the board's edge: there is no cell to the w"
+    chopping = meeple.load("imperial_harvest", teams="monk,imperial_guardian,imperial_bard/barbarian,sorceress,"
+                                                     "raider_bard").new_initial_state(seed=1)
+    for text in ("rest monk", "activate guardian", "end", "activate bard", "end", "rest sorceress",
+                 "activate barbarian"):
+        chopping.apply_action(chopping.string_to_action(text))
+    d = chopping.to_dict()
+    d["characters"][3]["cell"] = [4, 4]
+    chopping = chopping.game.state_from_dict(d)
+    assert chopping.string_to_action("chop e") in chopping.legal_actions()
+    assert why_illegal(chopping, chopping.string_to_action("chop n")) == "there is no hedge on the north edge of 4,4 " \
+                                                                         "to chop"
+    d["hedges_chopped"] = 4
+    assert why_illegal(chopping.game.state_from_dict(d), chopping.string_to_action("chop e")) == \
+        "4 hedges have been chopped in this game, all the tokens there are"
+
+
 def test_no_reason_is_given_for_a_legal_move(case):
     """A game's reasons (GameSpec.why_illegal) are each enough to rule a move out: none is given
     for a legal move, over random games. Imperial Harvest's acting character gets a reason for

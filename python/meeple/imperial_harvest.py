@@ -653,15 +653,10 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
                             and _adjacent(d, (x, y), tuple(c)) for t in range(6) if t != token):
         return (f"the {name} has no {_title(ability)} ability, and no character next to it (across no hedge) "
                 f"has it to lend (Changeling)")
-    nymph = cards.holder("aura_of_tranquility")  # point 50: hedges ignored
-    if nymph not in (None, token) and (at := d["characters"][nymph]["cell"]) is not None and \
-            abs(at[0] - x) + abs(at[1] - y) <= 1:
-        other = cards.names[nymph]
-        where = f"shares its cell {x},{y} with the {other}" if [x, y] == at else \
-            f"stands next to the {other} on {at[0]},{at[1]}"
-        return f"the {name} {where}, whose Aura of Tranquility keeps it from using active abilities"
+    if (calmed := _aura_reason(d, cards, token, (x, y))) is not None:
+        return f"the {name} {calmed}"
     if borrowed:  # as if its own (point 51: its cell, facing and team); the lender's numbers unchecked
-        return _targeted_reason(d, cards, token, name, action, word, rest)
+        return _edge_reason(d, word, (x, y), rest) or _targeted_reason(d, cards, token, name, action, word, rest)
     rules = _on_side(table["abilities"][ability], side)
     if rules.get("per_activation") == 1 and activation.get(f"{word}_used"):
         return f"the {name} has used {_title(ability)} this activation (once per activation)"
@@ -673,7 +668,47 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
         return f"{_title(ability)} costs {cost} AP and the {name} has {ap} left"
     if word == "pounce" and isinstance(cost, int):  # a diagonal step; free moves never pay for it (D24)
         return _step_reason(d, cards, token, name, (x, y), rest[0], ap - cost + free_moves)
-    return _targeted_reason(d, cards, token, name, action, word, rest)
+    return _edge_reason(d, word, (x, y), rest) or _targeted_reason(d, cards, token, name, action, word, rest)
+
+
+def _aura_reason(d: dict, cards: _Cards, token: int, cell: tuple[int, int]) -> str | None:
+    """Point 50: why `token` on `cell` may not use active abilities (its words follow its name),
+    None if it may: it is on or next to the Nymph's cell (hedges ignored)."""
+    nymph = cards.holder("aura_of_tranquility")
+    if nymph in (None, token) or (at := d["characters"][nymph]["cell"]) is None or \
+            abs(at[0] - cell[0]) + abs(at[1] - cell[1]) > 1:
+        return None
+    other = cards.names[nymph]
+    where = f"shares its cell {cell[0]},{cell[1]} with the {other}" if tuple(at) == cell else \
+        f"stands next to the {other} on {at[0]},{at[1]}"
+    return f"{where}, whose Aura of Tranquility keeps it from using active abilities"
+
+
+_MAX_EDGE_TOKENS = 4  # hedge and chopped-hedge tokens in the box (points 28, 31)
+
+
+def _edge_reason(d: dict, word: str, cell: tuple[int, int], rest: list[str]) -> str | None:
+    """Why `word` (chop, plant, shadow, slither) on an edge of `cell` is refused: the edge holds
+    no hedge to chop or step across, or one already to plant, or the tokens are used up."""
+    if word not in ("chop", "plant", "shadow", "slither"):
+        return None
+    (x, y), (dx, dy) = cell, _STEPS[rest[0]]
+    beyond, side = (x + dx, y + dy), _DIRECTION_OF[(dx, dy)]
+    on_board = 0 <= beyond[0] < 10 and 0 <= beyond[1] < 10
+    hedged = on_board and _hedge_between(d, cell, beyond)
+    if word == "plant":
+        if not on_board:
+            return f"{x},{y} is on the board's edge: there is no cell to the {rest[0]}"
+        if hedged:
+            return f"a hedge stands on the {side} edge of {x},{y} already"
+        if d["hedges_planted"] >= _MAX_EDGE_TOKENS:
+            return f"{_MAX_EDGE_TOKENS} hedges have been planted in this game, all there are"
+        return None
+    if not hedged:
+        return f"there is no hedge on the {side} edge of {x},{y} to {'chop' if word == 'chop' else 'step across'}"
+    if word == "chop" and d["hedges_chopped"] >= _MAX_EDGE_TOKENS:
+        return f"{_MAX_EDGE_TOKENS} hedges have been chopped in this game, all the tokens there are"
+    return None
 
 
 def _targeted_reason(d: dict, cards: _Cards, token: int, name: str, action: int, word: str,
@@ -688,8 +723,9 @@ def _targeted_reason(d: dict, cards: _Cards, token: int, name: str, action: int,
 
 class _Targeting(NamedTuple):
     """How an action on a target token is written and checked: its first action id and ids per
-    target; who may be targeted ("enemy", "ally", or "other": anyone but the actor); where: adjacent
-    (point 12) or in the line of sight (point 13) up to `reach` cells (10: the whole ray), or None."""
+    target; who may be targeted ("enemy", "ally", "other": anyone but the actor, or "character":
+    any character but the actor); where: adjacent (point 12), in the line of sight (point 13) up to
+    `reach` cells (10: the whole ray), within `reach` steps (point 15), or None."""
     first: int
     per_target: int
     who: str
@@ -705,6 +741,7 @@ _TARGETED = {
     "grapple": _Targeting(69, 12, "other", "adjacent"), "pass": _Targeting(33, 4, "other", "adjacent"),
     "charm": _Targeting(201, 4, "other", "sight", 10), "lure": _Targeting(315, 2, "other", "sight", 10),
     "command": _Targeting(379, 4, "ally", None),
+    "vent": _Targeting(331, 4, "other", "steps", 3), "puppet": _Targeting(363, 1, "character", "steps", 3),
 }
 _ATTACKS = ("spear", "axe", "throw", "horns", "archer")
 
@@ -737,6 +774,8 @@ def _target_reason(d: dict, cards: _Cards, token: int, name: str, word: str, tar
     who, where, reach = _TARGETED[word].who, _TARGETED[word].where, _TARGETED[word].reach
     if word == "pass" and target >= 6:
         return "sentries carry nothing: strawberries are passed to characters"
+    if who == "character" and target >= 6:
+        return f"a sentry is no character: {_title(_ability_of_word()[word])} works on characters"
     at = d["characters"][target]["cell"] if target < 6 else (d["sentries"][target - 6] or {}).get("cell")
     if at is None:
         return f"{written} is not on the board"
@@ -758,6 +797,10 @@ def _target_reason(d: dict, cards: _Cards, token: int, name: str, word: str, tar
         return f"{written} is not in the {name}'s line of sight (facing {facing}{upto})"
     if where == "adjacent" and not _adjacent(d, cell, target_cell):
         return f"{written} is not next to the {name} (on its cell or beside it, across no hedge)"
+    if where == "steps" and not _within_steps(d, cell, target_cell, reach):
+        return f"{written} is more than {reach} steps from the {name} (steps around hedges and water, point 15)"
+    if word == "puppet" and (calmed := _aura_reason(d, cards, target, target_cell)) is not None:
+        return f"{written} {calmed}"
     if word == "grapple" and (landing := re.fullmatch(r"(-?\d+),(-?\d+)", landing_text)):
         x, y = int(landing[1]), int(landing[2])
         if not (0 <= x < 10 and 0 <= y < 10):
