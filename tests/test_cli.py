@@ -621,6 +621,35 @@ def test_imperial_harvest_reasons_for_edges_and_ranges():
         "4 hedges have been chopped in this game, all the tokens there are"
 
 
+def test_imperial_harvest_reasons_for_forced_steps_and_compulsion():
+    """A forced move (Charm, Ventriloquism, Command, Bite, Compulsion) is one legal step of its
+    target in the direction named (points 9, 44); the first compulsion of an activation picks a
+    target in the Sorceress's line of sight, and the later ones move the same one (D6)."""
+    why_illegal = cli.game_spec("imperial_harvest").why_illegal
+    game = meeple.load("imperial_harvest", teams="monk,imperial_guardian,imperial_bard/barbarian,sorceress,raider_bard")
+    state = game.new_initial_state(seed=1)
+    for text in ("rest monk", "activate guardian", "end", "activate bard", "end", "rest barbarian",
+                 "activate sorceress"):
+        state.apply_action(state.string_to_action(text))
+    d = state.to_dict()
+    d["characters"][4].update(cell=[4, 6], facing="n")  # the sorceress, the monk ahead on 4,5 (hedges n and e)
+    d["characters"][0]["cell"], d["characters"][2]["cell"] = [4, 5], [4, 3]
+    state = game.state_from_dict(d)
+
+    def reasons(*texts):
+        actions = [state.string_to_action(text) for text in texts]
+        return [None if a in state.legal_actions() else why_illegal(state, a) for a in actions]
+
+    assert reasons("charm 4,5 n", "charm 4,5 e", "charm 4,5 w", "compel 4,5 n", "compel 4,3 n") == [
+        "4,5 cannot step n: a hedge stands between 4,5 and 4,4", "4,5 cannot step e: a hedge stands between 4,5 "
+        "and 5,5", None, "4,5 cannot step n: a hedge stands between 4,5 and 4,4",
+        "4,3 is not in the sorceress's line of sight (facing n)"]
+    state.apply_action(state.string_to_action("compel 4,5 w"))  # the monk to 3,5, out of her sight
+    assert reasons("compel 4,3 n", "compel 3,5 e", "compel 3,5 n") == [
+        "the sorceress's compulsions this activation all move the monk on 3,5 (D6)", None,
+        "3,5 cannot step n: a hedge stands between 3,5 and 3,4"]
+
+
 def test_no_reason_is_given_for_a_legal_move(case):
     """A game's reasons (GameSpec.why_illegal) are each enough to rule a move out: none is given
     for a legal move, over random games. Imperial Harvest's acting character gets a reason for

@@ -740,7 +740,7 @@ _TARGETED = {
     "archer": _Targeting(371, 1, "enemy", "sight", 2), "bite": _Targeting(273, 4, "enemy", "adjacent"),
     "grapple": _Targeting(69, 12, "other", "adjacent"), "pass": _Targeting(33, 4, "other", "adjacent"),
     "charm": _Targeting(201, 4, "other", "sight", 10), "lure": _Targeting(315, 2, "other", "sight", 10),
-    "command": _Targeting(379, 4, "ally", None),
+    "command": _Targeting(379, 4, "ally", None), "compel": _Targeting(237, 4, "other", None, 10),
     "vent": _Targeting(331, 4, "other", "steps", 3), "puppet": _Targeting(363, 1, "character", "steps", 3),
 }
 _ATTACKS = ("spear", "axe", "throw", "horns", "archer")
@@ -769,8 +769,8 @@ class _Cards:
 def _target_reason(d: dict, cards: _Cards, token: int, name: str, word: str, target: int, number: int,
                    written: str, landing_text: str) -> str | None:
     """Why the active `token` cannot `word` token `target` (written as in the action; `number`: a
-    pass's strawberries; `landing_text`: a grapple's landing cell as written); None if no simple
-    reason."""
+    pass's strawberries; `landing_text`: a grapple's landing cell, or the direction of a forced
+    step, as written); None if no simple reason."""
     who, where, reach = _TARGETED[word].who, _TARGETED[word].where, _TARGETED[word].reach
     if word == "pass" and target >= 6:
         return "sentries carry nothing: strawberries are passed to characters"
@@ -792,6 +792,15 @@ def _target_reason(d: dict, cards: _Cards, token: int, name: str, word: str, tar
     if word == "pass" and number > carried:
         return f"the {name} carries {carried} strawberr{'y' if carried == 1 else 'ies'}"
     cell, facing, target_cell = tuple(d["characters"][token]["cell"]), d["characters"][token]["facing"], tuple(at)
+    if word == "compel":  # D6: the first compulsion of an activation picks, in sight, the one it moves
+        compelled, first = d["activation"]["compel_target"], d["activation"]["compulsions"] == 0
+        if not first and compelled is not None and compelled != target:
+            moved = d["characters"][compelled]["cell"] if compelled < 6 else \
+                (d["sentries"][compelled - 6] or {}).get("cell")
+            where_moved = f" on {moved[0]},{moved[1]}" if moved is not None else ""
+            return (f"the {name}'s compulsions this activation all move the {cards.names[compelled]}{where_moved} "
+                    f"(D6)")
+        where = "sight" if first else None
     if where == "sight" and not _in_sight(d, cell, facing, target_cell, reach):
         upto = f", up to {reach} cell{'s' if reach > 1 else ''}" if reach < 10 else ""
         return f"{written} is not in the {name}'s line of sight (facing {facing}{upto})"
@@ -811,12 +820,24 @@ def _target_reason(d: dict, cards: _Cards, token: int, name: str, word: str, tar
             return f"the landing cell {x},{y} is the target's own cell: a grapple moves it elsewhere"
         if (keeper := _territorial_keeper(d, cards, team, (x, y))) is not None:
             return f"the landing cell {x},{y} is {keeper}"
-    if word in _ATTACKS or word in _SHIELDED:
-        return _protection_reason(d, cards, name, cell, word, target, target_cell, team, written)
+    if (word in _ATTACKS or word in _SHIELDED) and \
+            (protected := _protection_reason(d, cards, name, cell, word, target, target_cell, team, written)):
+        return protected
+    if word in _FORCED_STEPS and landing_text in _STEPS:
+        (dx, dy), bridges = _STEPS[landing_text], {tuple(b) for b in d["bridges"]}
+        to = (target_cell[0] + dx, target_cell[1] + dy)
+        blocked = _orthogonal_block(d, bridges, target_cell, to)
+        if blocked is None and (keeper := _territorial_keeper(d, cards, team, to)) is not None:
+            blocked = f"{to[0]},{to[1]} is {keeper}"
+        if blocked is not None:
+            return f"{written} cannot step {landing_text}: {blocked}"
     return None
 
 
-_SHIELDED = {"charm": "Charm", "lure": "Alluring Gaze"}  # line-of-sight effects a Tower Shield blocks (24)
+# Line-of-sight effects a Tower Shield blocks (point 24), and the forced moves of one legal step
+# (points 9, 44) in the direction the action names
+_SHIELDED = {"charm": "Charm", "lure": "Alluring Gaze", "compel": "Compulsion"}
+_FORCED_STEPS = ("charm", "vent", "command", "bite", "compel")
 
 
 def _protection_reason(d: dict, cards: _Cards, name: str, cell: tuple[int, int], word: str, target: int,
