@@ -746,6 +746,16 @@ _TARGETED = {
 _ATTACKS = ("spear", "axe", "throw", "horns", "archer")
 
 
+def _short_name(card: dict) -> str:
+    """Point 8: the last word of the card's name, lower-case ('guardian' for Imperial Guardian)."""
+    return card["name"].split()[-1].lower()
+
+
+def _token_cell(d: dict, token: int) -> Any:
+    """The cell [x, y] of a character (0..5) or sentry (6, 7) of the state `d`; None off the board."""
+    return d["characters"][token]["cell"] if token < 6 else (d["sentries"][token - 6] or {}).get("cell")
+
+
 class _Cards:
     """The abilities and short names of the tokens of a state `d` (its game's card table):
     tokens 0..5 their cards', sentries 6..7 none (point 37)."""
@@ -753,7 +763,7 @@ class _Cards:
     def __init__(self, d: dict, table: dict):
         cards = {c["id"]: c for c in table["characters"]}
         self.abilities = [set(cards[c["id"]]["abilities"]) for c in d["characters"]] + [set(), set()]
-        self.names = [cards[c["id"]]["name"].split()[-1].lower() for c in d["characters"]] + ["sentry"] * 2
+        self.names = [_short_name(cards[c["id"]]) for c in d["characters"]] + ["sentry"] * 2
 
     def team(self, token: int) -> int | None:
         """A character's team; a sentry's is the Regent's (the card with Sentry), None if none plays."""
@@ -776,7 +786,7 @@ def _target_reason(d: dict, cards: _Cards, token: int, name: str, word: str, tar
         return "sentries carry nothing: strawberries are passed to characters"
     if who == "character" and target >= 6:
         return f"a sentry is no character: {_title(_ability_of_word()[word])} works on characters"
-    at = d["characters"][target]["cell"] if target < 6 else (d["sentries"][target - 6] or {}).get("cell")
+    at = _token_cell(d, target)
     if at is None:
         return f"{written} is not on the board"
     if target == token:
@@ -795,8 +805,7 @@ def _target_reason(d: dict, cards: _Cards, token: int, name: str, word: str, tar
     if word == "compel":  # D6: the first compulsion of an activation picks, in sight, the one it moves
         compelled, first = d["activation"]["compel_target"], d["activation"]["compulsions"] == 0
         if not first and compelled is not None and compelled != target:
-            moved = d["characters"][compelled]["cell"] if compelled < 6 else \
-                (d["sentries"][compelled - 6] or {}).get("cell")
+            moved = _token_cell(d, compelled)
             where_moved = f" on {moved[0]},{moved[1]}" if moved is not None else ""
             return (f"the {name}'s compulsions this activation all move the {cards.names[compelled]}{where_moved} "
                     f"(D6)")
@@ -991,7 +1000,7 @@ def narrate(before: Any, action: int, after: Any) -> str | None:
     defeated character just vanishes). None if there are none."""
     was, now = before.to_dict(), after.to_dict()
     table = card_table(after.game)
-    names = {c["id"]: c["name"].split()[-1].lower() for c in table["characters"]}
+    names = {c["id"]: _short_name(c) for c in table["characters"]}
     defeated = [f"{('imperial', 'raider')[token // 3]}-{names[c['id']]}"
                 for token, (b, c) in enumerate(zip(was["characters"], now["characters"]))
                 if b["cell"] is not None and c["cell"] is None]
