@@ -247,6 +247,16 @@ def test_sorceress_compelling_herself_refused():
     d["activation"].update(compulsions=1, compel_target=d["active"])
     _both_reject({}, d)
 
+def test_compulsions_without_a_compelling_character_refused():
+    params = {"teams": "regent,monk,imperial_guardian/basilisk,hound,minotaur"}
+    state = meeple.load(IH, **params).new_initial_state()
+    for text in ("rest regent", "activate monk"):
+        state.apply_action(state.string_to_action(text))
+    d = state.to_dict()
+    d["activation"].update(compulsions=1, compel_target=d["active"] + 1)
+    _both_reject(params, d)
+
+
 FUZZ_CONFIGS = ({}, {"teams": "draft", "setup": "interactive"},
                 {"teams": "regent,monk,imperial_guardian/basilisk,hound,minotaur"},
                 {"teams": "imperial_bard,nymph,ranger/puppeteer,skin_changer,sorceress",

@@ -526,6 +526,8 @@ std::string Game::check_fields(const State& s) const {
     if ((a.used & ability_bit(Ability::kRetriever)) && !has(s, t, Ability::kRetriever))
       return "retriever_used only for an active Hound";
     if (a.compulsions > rules(s, Ability::kCompulsion).per_activation) return "too many compulsions";
+    if (a.compulsions && !(known & ability_bit(Ability::kCompulsion)))
+      return "compulsions are counted but no character of this game has Compulsion";
     if ((a.compulsions == 0) != (a.compel_target == kNone)) return "compel_target is set exactly after a compulsion";
     if (a.compel_target != kNone && a.compel_target >= kTokens) return "compel_target must be a token";
     // Only a Puppeteer's puppet (a Sorceress forced to compel) can be her own compel target.
