@@ -560,6 +560,11 @@ def test_imperial_harvest_reasons_for_the_nymph_borrowing():
     d["characters"][2]["cell"] = [5, 5]  # the puppeteer beside her now: its Puppetry is not lent
     state = game.state_from_dict(d)
     assert reason("puppet 6,4") == "the nymph has no Arcane Puppetry ability, and Changeling does not borrow it"
+    # A borrowed ability's limits are its card's: the monk's plants and grapple, the barbarian's chops
+    d["characters"][0]["uses_left"], d["activation"]["grapple_used"] = 0, True
+    state = game.state_from_dict(d)
+    assert reason("plant w") == "the nymph has used up the monk's Plant for this game"
+    assert reason("grapple 6,4 6,3") == "the nymph has used Grapple this activation (once per activation)"
 
 
 def test_imperial_harvest_reasons_for_edges_and_ranges():
@@ -648,17 +653,139 @@ def test_imperial_harvest_reasons_for_forced_steps_and_compulsion():
     assert reasons("compel 4,3 n", "compel 3,5 e", "compel 3,5 n") == [
         "the sorceress's compulsions this activation all move the monk on 3,5 (D6)", None,
         "3,5 cannot step n: a hedge stands between 3,5 and 3,4"]
+    d = state.to_dict()
+    d["activation"]["compulsions"] = 3
+    spent = game.state_from_dict(d)
+    assert why_illegal(spent, spent.string_to_action("compel 3,5 e")) == (
+        "the sorceress has no compulsion left this activation (at most 3, and none once the character it compels "
+        "has been defeated, D56)")
+    # Shadow Walk from 1,5 across the hedge to the monk's cell 1,6: with AP left to move on only (point 11)
+    d["activation"].update(compulsions=0, compel_target=None, ap=2)
+    d["characters"][4]["cell"], d["characters"][0]["cell"] = [1, 5], [1, 6]
+    walking = game.state_from_dict(d)
+    assert why_illegal(walking, walking.string_to_action("shadow s")) == (
+        "1,6 holds another token: the sorceress may move onto it only with AP left to move on")
+    d["activation"]["ap"] = 3
+    assert walking.string_to_action("shadow s") in game.state_from_dict(d).legal_actions()
+
+
+def test_imperial_harvest_reasons_for_sentries_flip_charge_and_lure():
+    """A sentry goes on an orthogonal neighbour a legal step away, holding no token, at most
+    max_on_board of them (point 60); Flip needs a garden-tile cell (47); Charge needs an enemy first
+    in its line of sight, two cells away or more, and a legal first step (48, D43); Alluring Gaze
+    takes n legal steps toward the Nymph, from a cell away or more (49)."""
+    why_illegal = cli.game_spec("imperial_harvest").why_illegal
+    game = meeple.load("imperial_harvest", teams="regent,minotaur,nymph/puppeteer,sorceress,hound")
+
+    def reasons(actor, place, *texts, **fields):  # `actor` acts; `place`: token -> [cell, facing]
+        state = game.new_initial_state(seed=1)
+        for text in (f"rest {'nymph' if actor == 'regent' else 'regent'}", f"activate {actor}"):
+            state.apply_action(state.string_to_action(text))
+        d = state.to_dict()
+        for token, (cell, facing) in place.items():
+            d["characters"][token].update(cell=cell, facing=facing)
+        d.update(fields)
+        state = game.state_from_dict(d)
+        actions = [state.string_to_action(text) for text in texts]
+        return [None if a in state.legal_actions() else why_illegal(state, a) for a in actions]
+
+    # The regent on 4,4 (hedges east and south), the sorceress on 4,3
+    assert reasons("regent", {0: ([4, 4], "n"), 4: ([4, 3], "s")}, "sentry w n", "sentry e n", "sentry n n") == [
+        None, "a sentry is placed a step away: a hedge stands between 4,4 and 5,4",
+        "4,3 holds a token: a sentry is placed on a cell with none"]
+    assert reasons("regent", {0: ([1, 4], "n")}, "sentry e n", "sentry w n") == [
+        "a sentry is placed a step away: 2,4 is water (the moat is crossed on its bridges)", None]
+    two = [{"cell": [0, 0], "facing": "s"}, {"cell": [9, 5], "facing": "w"}]
+    assert reasons("regent", {0: ([1, 4], "n")}, "sentry w n", sentries=two) == [
+        "2 sentries are on the board, and at most 2 may be"]
+    # The minotaur: on a bridge, no flip; facing north from 6,4, the charge meets what is on 6,1
+    assert reasons("minotaur", {1: ([5, 2], "n")}, "flip") == ["5,2 is on no garden tile (the moat, a bridge or a camp)"]
+    charging = {1: ([6, 4], "n")}
+    assert reasons("minotaur", charging, "charge") == ["no token stands in its line of sight (facing n) to charge at"]
+    assert reasons("minotaur", {**charging, 4: ([6, 1], "s")}, "charge", "flip") == [None, None]
+    assert reasons("minotaur", {**charging, 2: ([6, 1], "s")}, "charge") == [
+        "the first token in its line of sight, the nymph on 6,1, is no enemy"]
+    assert reasons("minotaur", {**charging, 4: ([6, 3], "s")}, "charge") == [
+        "the first token in its line of sight, on 6,3, is next to it: a charge needs room"]
+    assert reasons("minotaur", {1: ([6, 3], "n"), 4: ([6, 0], "s")}, "charge") == [
+        "its first step n is blocked: 6,2 is water (the moat is crossed on its bridges)"]
+    assert reasons("minotaur", {1: ([0, 2], "e")}, "charge") == [
+        "the hydra on 2,2 is the first in its line of sight: no charge (D43)"]
+    # The nymph on 6,3 facing north, over the moat: the sorceress on 6,0, 6,1 or her own cell
+    luring = {2: ([6, 3], "n")}
+    assert reasons("nymph", {**luring, 4: ([6, 0], "s")}, "lure 6,0 1", "lure 6,0 2") == [
+        None, "6,0 cannot take its second step toward the nymph: 6,2 is water (the moat is crossed on its bridges)"]
+    assert reasons("nymph", {**luring, 4: ([6, 1], "s")}, "lure 6,1 1") == [
+        "6,1 cannot take its step toward the nymph: 6,2 is water (the moat is crossed on its bridges)"]
+    assert reasons("nymph", {2: ([6, 0], "s"), 4: ([6, 1], "s")}, "lure 6,1 1", "lure 6,1 2") == [
+        None, "6,1 is next to the nymph: one step brings it to the nymph's cell"]
+    assert reasons("nymph", {2: ([6, 0], "s"), 4: ([6, 0], "s")}, "lure 6,0:sorceress 1") == [
+        "6,0:sorceress is on the nymph's own cell: Alluring Gaze draws a token from a cell away or more"]
+    plain = meeple.load("imperial_harvest", board="symmetric", teams="regent,minotaur,nymph/puppeteer,sorceress,"
+                                                                     "hound").new_initial_state(seed=1)
+    for text in ("rest regent", "activate minotaur"):
+        plain.apply_action(plain.string_to_action(text))
+    d = plain.to_dict()
+    d["characters"][1]["cell"] = [4, 4]  # away from the nymph's Aura
+    plain = plain.game.state_from_dict(d)
+    assert why_illegal(plain, plain.string_to_action("flip")) == "this board has no garden tiles to turn"
+
+
+def test_imperial_harvest_reasons_in_the_puppet_phase():
+    """Arcane Puppetry (point 54, D31): the puppet takes one action by one of its own active
+    abilities, but Sprint, Changeling and Puppetry; a character with none it could use now is no
+    puppet. Its attacks target its own enemies."""
+    why_illegal = cli.game_spec("imperial_harvest").why_illegal
+    game = meeple.load("imperial_harvest", teams="regent,minotaur,imperial_bard/puppeteer,sorceress,hound")
+    state = game.new_initial_state(seed=1)
+    for text in ("rest regent", "activate minotaur", "end", "activate bard", "end", "rest hound",
+                 "activate puppeteer"):
+        state.apply_action(state.string_to_action(text))
+    d = state.to_dict()
+    d["characters"][3].update(cell=[5, 4])  # the puppeteer, near the minotaur on 6,4 and the bard on 5,5
+    d["characters"][1].update(cell=[6, 4], facing="w")
+    d["characters"][2].update(cell=[5, 5])
+    d["characters"][0].update(cell=[6, 5])
+    acting = game.state_from_dict(d)
+    assert why_illegal(acting, acting.string_to_action("puppet 5,5")) == (
+        "5,5 has no active ability a puppet may use (Changeling, Arcane Puppetry and Sprint are not, D31)")
+    d["characters"][4].update(cell=[0, 9], facing="w")  # the sorceress: no one in her sight, no hedge by her
+    d["characters"][3]["cell"] = [0, 7]
+    cornered = game.state_from_dict(d)
+    assert why_illegal(cornered, cornered.string_to_action("puppet 0,9")) == (
+        "0,9 could use none of its active abilities (charm, compel, shadow) where it stands now")
+    d["characters"][3]["cell"] = [5, 4]
+    d["activation"]["ap"] = 0
+    idle = game.state_from_dict(d)
+    assert why_illegal(idle, idle.string_to_action("puppet 6,4")) == (
+        "6,4 could use none of its active abilities: the cheapest costs 1 AP and the puppeteer has 0 left")
+    acting.apply_action(acting.string_to_action("puppet 6,4"))
+    assert acting.to_dict()["phase"] == "puppet"
+
+    def reasons(*texts):
+        actions = [acting.string_to_action(text) for text in texts]
+        return [None if a in acting.legal_actions() else why_illegal(acting, a) for a in actions]
+
+    first = "the puppeteer works the minotaur as a puppet: first one action by one of its active abilities " \
+            "(charge, flip, horns)"
+    assert reasons("move n", "end", "face s") == [first] * 3
+    assert reasons("sprint", "spear 5,5", "horns 6,5", "horns 5,4", "charge") == [
+        "a puppet does not use Sprint (D31)",
+        "the minotaur has no Spear ability: as a puppet it uses its own active abilities (charge, flip, horns)",
+        "6,5 is on the minotaur's team: attacks target enemies", None,
+        "the first token in its line of sight, on 5,4, is next to it: a charge needs room"]
 
 
 def test_no_reason_is_given_for_a_legal_move(case):
     """A game's reasons (GameSpec.why_illegal) are each enough to rule a move out: none is given
-    for a legal move, over random games. Imperial Harvest's acting character gets a reason for
-    nearly every illegal move, pluck, deposit and face."""
+    for a legal move, over random games. Imperial Harvest's acting character, and a puppet, get a
+    reason for nearly every illegal action of their own (moves, strawberries, abilities)."""
     why_illegal = cli.game_spec(case.name).why_illegal
     if why_illegal is None:
         pytest.skip(f"{case.name} gives no reasons")
     game = case.load()
     explained, unexplained = 0, 0
+    own_actions = [a for a in range(17, 429) if not 65 <= a <= 68]  # move .. sprint, but respawn
     for seed in range(3):
         rng, state = random.Random(seed), game.new_initial_state(seed=seed)
         while not state.is_terminal() and state.move_number() < 300:
@@ -667,15 +794,16 @@ def test_no_reason_is_given_for_a_legal_move(case):
                 for action in legal:
                     assert why_illegal(state, action) is None, (seed, state.move_number(),
                                                                 state.action_to_string(action))
-                if case.name == "imperial_harvest" and state.to_dict()["phase"] == "act":
-                    for action in set(range(17, 33)) - set(legal):  # move, face, pluck, deposit, discard, end
+                if case.name == "imperial_harvest" and state.to_dict()["phase"] in ("act", "puppet"):
+                    illegal = sorted(set(own_actions) - set(legal))
+                    for action in rng.sample(illegal, 24):
                         if why_illegal(state, action) is None:
                             unexplained += 1
                         else:
                             explained += 1
             state.apply_action(rng.choice(legal) if not state.is_chance_node() else sample_outcome(state, rng))
     if case.name == "imperial_harvest":
-        assert explained > 100 and unexplained <= explained // 50, (explained, unexplained)
+        assert explained > 100 and unexplained <= explained // 200, (explained, unexplained)
 
 
 def sample_outcome(state, rng: random.Random) -> int:

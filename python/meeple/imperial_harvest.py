@@ -571,14 +571,14 @@ _TURN_WORDS = {word for words, _ in _PHASE_MOVES.values() for word in words}
 
 def why_illegal(state: Any, action: int) -> str | None:
     """Why the move `action` is not legal now, for a person: a move of another phase of the turn,
-    or the common reasons an acting character's own action is refused (the board's edge, a hedge,
-    water, AP, no strawberry...). None where there is no such simple reason; the rules document
-    has them all. Each reason alone rules the move out (a test checks none is given for a legal
-    move)."""
+    or the reasons an acting character's (or a puppet's) own action is refused (the board's edge,
+    a hedge, water, AP, no strawberry, a target out of sight...). None where there is no such
+    simple reason; the rules document has them all. Each reason alone rules the move out (a test
+    checks none is given for a legal move)."""
     word, *rest = state.action_to_string(action).split()
     d = state.to_dict()
     phase = d["phase"]
-    if phase == "act":
+    if phase in ("act", "puppet"):
         return _acting_reason(state, d, action, word, rest)
     if phase in _PHASE_MOVES:
         words, reason = _PHASE_MOVES[phase]
@@ -590,32 +590,38 @@ def why_illegal(state: Any, action: int) -> str | None:
         if word in ("activate", "forfeit") and (token == d["resting"] or token in d["done"]):
             return f"the {rest[0]} {'rests this turn' if token == d['resting'] else 'has had its go this turn'}"
         return None
-    if word in _TURN_WORDS:  # phase puppet
-        return "a character is acting: its actions, then 'end' (the board's first line names it)"
     return None
 
 
 _STEPS = {"n": (0, -1), "e": (1, 0), "s": (0, 1), "w": (-1, 0), "ne": (1, -1), "se": (1, 1), "sw": (-1, 1),
           "nw": (-1, -1)}
 _STEPS_NESW = [_STEPS[d] for d in "nesw"]
+_OPPOSITE = {"n": "s", "e": "w", "s": "n", "w": "e"}
 _DIRECTION_OF = {step: {"n": "north", "e": "east", "s": "south", "w": "west"}[d] for d, step in _STEPS.items()
                  if len(d) == 1}
 
 
+_NOT_PUPPETABLE = ("changeling", "arcane_puppetry", "sprint")  # D31: what a puppet does not use
+
+
 def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str]) -> str | None:
-    """why_illegal in phase act: `action`, `word` and its arguments `rest`, for the active character."""
-    token, activation = d["active"], d["activation"]
+    """why_illegal in phases act and puppet: `action`, `word` and its arguments `rest`, for the
+    active character, or for the Puppeteer's puppet (point 54)."""
+    activation = d["activation"]
+    puppet = activation["puppet"] if d["phase"] == "puppet" else None
+    token = d["active"] if puppet is None else puppet
     me = d["characters"][token]
-    if word in _TURN_WORDS:
+    if puppet is None and word in _TURN_WORDS:
         return "a character is acting: its actions, then 'end' (the board's first line names it)"
     if me["cell"] is None:
         return None
-    name = state.action_to_string(3 + token % 3).split()[1]  # 'activate NAME' of its own slot
-    parameters = state.game.parameters()
-    table = card_table(state.game)
-    cards = _Cards(d, table)
+    cards = _Cards(d, state.game)
     abilities = cards.abilities[token]
-    side = _team_sides(parameters["sides"])[token // 3]
+    # 'activate NAME' of its own slot names the active character; a puppet may be an enemy
+    name = state.action_to_string(3 + token % 3).split()[1] if puppet is None else cards.names[token]
+    ability = _ability_of_word().get(word)
+    if puppet is not None and (reason := _puppet_word_reason(cards, d["active"], token, word, ability)):
+        return reason
     ap, free_moves = activation["ap"], activation["free_moves"]
     x, y = me["cell"]
     no_ap = f"the {name} has no AP left"
@@ -641,7 +647,6 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
             return f"the {name} has turned once this activation already"
         if rest[0] == me["facing"]:
             return f"the {name} faces {rest[0]} already"
-    ability = _ability_of_word().get(word)
     if ability is None:  # pass, or an action with no simple reason
         return _targeted_reason(d, cards, token, name, action, word, rest)
     borrowed = ability not in abilities
@@ -653,22 +658,103 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
                             and _adjacent(d, (x, y), tuple(c)) for t in range(6) if t != token):
         return (f"the {name} has no {_title(ability)} ability, and no character next to it (across no hedge) "
                 f"has it to lend (Changeling)")
-    if (calmed := _aura_reason(d, cards, token, (x, y))) is not None:
+    # A puppet is chosen out of the Aura (point 54), which the puppet phase does not ask again
+    if puppet is None and (calmed := _aura_reason(d, cards, token, (x, y))) is not None:
         return f"the {name} {calmed}"
-    if borrowed:  # as if its own (point 51: its cell, facing and team); the lender's numbers unchecked
-        return _edge_reason(d, word, (x, y), rest) or _targeted_reason(d, cards, token, name, action, word, rest)
-    rules = _on_side(table["abilities"][ability], side)
+    # The numbers, per-game uses and side are the card's that has the ability: the actor's own,
+    # the lender's when borrowed (point 51, D41), the puppet's (point 54)
+    owner = cards.holder(ability)
+    assert owner is not None  # the actor's or an adjacent lender's, as checked above
+    rules = cards.numbers(ability)
     if rules.get("per_activation") == 1 and activation.get(f"{word}_used"):
         return f"the {name} has used {_title(ability)} this activation (once per activation)"
-    if ability in _PER_GAME and me["uses_left"] == 0:  # uses_left counts the card's plant or chop
-        return f"the {name} has used up its {_title(ability)} for this game"
+    if ability in _PER_GAME and d["characters"][owner]["uses_left"] == 0:
+        whose = "its" if owner == token else f"the {cards.names[owner]}'s"
+        return f"the {name} has used up {whose} {_title(ability)} for this game"
     cost = rules.get("ap")
+    if ability == "compulsion":  # ap "N-M": N AP a step, at most M steps an activation
+        cost, most = (int(part) for part in rules["ap"].split("-"))
+        if activation["compulsions"] >= most:
+            return (f"the {name} has no compulsion left this activation (at most {most}, and none once the "
+                    f"character it compels has been defeated, D56)")
     # As the engine: Horns after a Charge costs less, and Puppetry costs what the puppet's ability does
     if isinstance(cost, int) and cost > ap and ability not in ("horns", "arcane_puppetry"):
         return f"{_title(ability)} costs {cost} AP and the {name} has {ap} left"
-    if word == "pounce" and isinstance(cost, int):  # a diagonal step; free moves never pay for it (D24)
-        return _step_reason(d, cards, token, name, (x, y), rest[0], ap - cost + free_moves)
-    return _edge_reason(d, word, (x, y), rest) or _targeted_reason(d, cards, token, name, action, word, rest)
+    # A puppet's step is a forced move (D21), which may end on a shared cell
+    left_after = ap - cost + free_moves if isinstance(cost, int) and puppet is None else 1
+    if word == "pounce":  # a diagonal step; free moves never pay for it (D24)
+        return _step_reason(d, cards, token, name, (x, y), rest[0], left_after)
+    if word in ("shadow", "slither"):  # a step across the hedge on that edge
+        return _edge_reason(d, word, (x, y), rest) or _step_reason(d, cards, token, name, (x, y), rest[0], left_after,
+                                                                   across_hedge=True)
+    return (_edge_reason(d, word, (x, y), rest) or _special_reason(d, cards, token, name, word, rest, rules)
+            or _targeted_reason(d, cards, token, name, action, word, rest))
+
+
+def _puppet_word_reason(cards: _Cards, puppeteer: int, puppet: int, word: str, ability: str | None) -> str | None:
+    """Point 54, D31: why the puppet may not take an action with `word` (its `ability`, None if no
+    ability plays it), None if it is one of the puppet's own active abilities."""
+    own = sorted(w for a in cards.abilities[puppet] if a not in _NOT_PUPPETABLE and (w := action_word(a)))
+    name = cards.names[puppet]
+    if ability is None:
+        return (f"the {cards.names[puppeteer]} works the {name} as a puppet: first one action by one of its "
+                f"active abilities ({', '.join(own)})")
+    if ability in _NOT_PUPPETABLE:
+        return f"a puppet does not use {_title(ability)} (D31)"
+    if ability not in cards.abilities[puppet]:
+        return (f"the {name} has no {_title(ability)} ability: as a puppet it uses its own active abilities "
+                f"({', '.join(own)})")
+    return None
+
+
+def _special_reason(d: dict, cards: _Cards, token: int, name: str, word: str, rest: list[str],
+                    rules: dict) -> str | None:
+    """Why the sentry placement, Flip or Charge of `token` (on its cell, with the ability's numbers
+    `rules`) is refused, its AP and per-activation use aside (points 47, 48, 60); None otherwise."""
+    cell, facing = tuple(d["characters"][token]["cell"]), d["characters"][token]["facing"]
+    if word == "sentry":
+        placed, most = sum(sentry is not None for sentry in d["sentries"]), min(2, rules["max_on_board"])
+        if placed >= most:
+            return (f"{'no' if placed == 0 else placed} sentr{'y is' if placed == 1 else 'ies are'} on the board, "
+                    f"and at most {most} may be")
+        (dx, dy) = _STEPS[rest[0]]
+        to = (cell[0] + dx, cell[1] + dy)
+        if (blocked := _orthogonal_block(d, {tuple(b) for b in d["bridges"]}, cell, to)) is not None:
+            return f"a sentry is placed a step away: {blocked}"
+        if _token_at(d, to):
+            return f"{to[0]},{to[1]} holds a token: a sentry is placed on a cell with none"
+    if word == "flip":
+        if not d["tiles"]:
+            return "this board has no garden tiles to turn"
+        if _garden_slot(d, cell) is None:
+            return f"{cell[0]},{cell[1]} is on no garden tile (the moat, a bridge or a camp)"
+    if word == "charge":
+        return _charge_reason(d, cards, token, cell, facing)
+    return None
+
+
+def _charge_reason(d: dict, cards: _Cards, token: int, cell: tuple[int, int], facing: str) -> str | None:
+    """Point 48, D43: why `token` on `cell` facing `facing` cannot charge, None if it can."""
+    (dx, dy), here = _STEPS[facing], cell
+    hydras = {tuple(h) for h in d["hydras"] if h is not None}
+    while True:  # the first cell of the ray beyond its own holding a token or a hydra
+        ahead = (here[0] + dx, here[1] + dy)
+        if not (0 <= ahead[0] < 10 and 0 <= ahead[1] < 10) or _hedge_between(d, here, ahead):
+            return f"no token stands in its line of sight (facing {facing}) to charge at"
+        if ahead in hydras:
+            return f"the hydra on {ahead[0]},{ahead[1]} is the first in its line of sight: no charge (D43)"
+        if _token_at(d, ahead):
+            break
+        here = ahead
+    first = [t for t in range(8) if _token_cell(d, t) == list(ahead)]
+    if abs(ahead[0] - cell[0]) + abs(ahead[1] - cell[1]) < 2:
+        return f"the first token in its line of sight, on {ahead[0]},{ahead[1]}, is next to it: a charge needs room"
+    if not any(cards.team(t) not in (None, token // 3) for t in first):
+        return (f"the first token in its line of sight, the {cards.names[first[0]]} on {ahead[0]},{ahead[1]}, is "
+                f"no enemy")
+    # (an enemy Hound's cell is never the first step: the Hound would be the first token, next to it)
+    blocked = _orthogonal_block(d, {tuple(b) for b in d["bridges"]}, cell, (cell[0] + dx, cell[1] + dy))
+    return None if blocked is None else f"its first step {facing} is blocked: {blocked}"
 
 
 def _aura_reason(d: dict, cards: _Cards, token: int, cell: tuple[int, int]) -> str | None:
@@ -757,11 +843,13 @@ def _token_cell(d: dict, token: int) -> Any:
 
 
 class _Cards:
-    """The abilities and short names of the tokens of a state `d` (its game's card table):
+    """The abilities and short names of the tokens of a state `d` of `game` (its card table):
     tokens 0..5 their cards', sentries 6..7 none (point 37)."""
 
-    def __init__(self, d: dict, table: dict):
-        cards = {c["id"]: c for c in table["characters"]}
+    def __init__(self, d: dict, game: Any):
+        self.game, self.table = game, card_table(game)
+        self.sides = _team_sides(game.parameters()["sides"])
+        cards = {c["id"]: c for c in self.table["characters"]}
         self.abilities = [set(cards[c["id"]]["abilities"]) for c in d["characters"]] + [set(), set()]
         self.names = [_short_name(cards[c["id"]]) for c in d["characters"]] + ["sentry"] * 2
 
@@ -774,6 +862,12 @@ class _Cards:
     def holder(self, ability: str) -> int | None:
         """The token whose card has `ability`, one read from one card (point 35); None if none."""
         return next((t for t in range(6) if ability in self.abilities[t]), None)
+
+    def numbers(self, ability: str) -> dict:
+        """The numbers of an ability on the side of the card that has it (the first, point 35); the
+        basic side's if no card in play has it."""
+        owner = self.holder(ability)
+        return _on_side(self.table["abilities"][ability], "basic" if owner is None else self.sides[owner // 3])
 
 
 def _target_reason(d: dict, cards: _Cards, token: int, name: str, word: str, target: int, number: int,
@@ -793,11 +887,12 @@ def _target_reason(d: dict, cards: _Cards, token: int, name: str, word: str, tar
         return f"the {name} cannot {word} itself"
     team = cards.team(target)
     ally = team == token // 3
+    yours = "your team" if token // 3 == d["team"] else f"the {name}'s team"  # a puppet may be an enemy
     if who == "enemy" and ally:
         targets = "attacks target" if word in _ATTACKS else f"{word.capitalize()} targets"
-        return f"{written} is on your team: {targets} enemies"
+        return f"{written} is on {yours}: {targets} enemies"
     if who == "ally" and team is not None and not ally:
-        return f"{written} is not on your team: {word.capitalize()} moves allies"
+        return f"{written} is not on {yours}: {word.capitalize()} moves allies"
     carried = d["characters"][token]["strawberries"]
     if word == "pass" and number > carried:
         return f"the {name} carries {carried} strawberr{'y' if carried == 1 else 'ies'}"
@@ -817,8 +912,17 @@ def _target_reason(d: dict, cards: _Cards, token: int, name: str, word: str, tar
         return f"{written} is not next to the {name} (on its cell or beside it, across no hedge)"
     if where == "steps" and not _within_steps(d, cell, target_cell, reach):
         return f"{written} is more than {reach} steps from the {name} (steps around hedges and water, point 15)"
-    if word == "puppet" and (calmed := _aura_reason(d, cards, target, target_cell)) is not None:
-        return f"{written} {calmed}"
+    if word == "puppet":
+        if (calmed := _aura_reason(d, cards, target, target_cell)) is not None:
+            return f"{written} {calmed}"
+        if (idle := _idle_puppet_reason(d, cards, target, name)) is not None:
+            return f"{written} {idle}"
+    if word == "lure":
+        distance = abs(target_cell[0] - cell[0]) + abs(target_cell[1] - cell[1])
+        if distance == 0:
+            return f"{written} is on the {name}'s own cell: Alluring Gaze draws a token from a cell away or more"
+        if number > distance:
+            return f"{written} is next to the {name}: one step brings it to the {name}'s cell"
     if word == "grapple" and (landing := re.fullmatch(r"(-?\d+),(-?\d+)", landing_text)):
         x, y = int(landing[1]), int(landing[2])
         if not (0 <= x < 10 and 0 <= y < 10):
@@ -832,6 +936,18 @@ def _target_reason(d: dict, cards: _Cards, token: int, name: str, word: str, tar
     if (word in _ATTACKS or word in _SHIELDED) and \
             (protected := _protection_reason(d, cards, name, cell, word, target, target_cell, team, written)):
         return protected
+    if word == "lure":  # n steps toward the actor, each legal (point 49)
+        (dx, dy), here = _STEPS[_OPPOSITE[facing]], target_cell
+        bridges = {tuple(b) for b in d["bridges"]}
+        for i in range(number):
+            to = (here[0] + dx, here[1] + dy)
+            blocked = _orthogonal_block(d, bridges, here, to)
+            if blocked is None and (keeper := _territorial_keeper(d, cards, team, to)) is not None:
+                blocked = f"{to[0]},{to[1]} is {keeper}"
+            if blocked is not None:
+                which = "step" if number == 1 else ("first step", "second step")[i]
+                return f"{written} cannot take its {which} toward the {name}: {blocked}"
+            here = to
     if word in _FORCED_STEPS and landing_text in _STEPS:
         (dx, dy), bridges = _STEPS[landing_text], {tuple(b) for b in d["bridges"]}
         to = (target_cell[0] + dx, target_cell[1] + dy)
@@ -930,9 +1046,11 @@ def _territorial_keeper(d: dict, cards: _Cards, team: int | None, cell: tuple[in
 
 
 def _step_reason(d: dict, cards: _Cards, token: int, name: str, cell: tuple[int, int], direction: str,
-                 left_after: int) -> str | None:
+                 left_after: int, across_hedge: bool = False) -> str | None:
     """Why the active `token` cannot step from `cell` in `direction` (point 9-11), with
-    `left_after` AP and free moves left after paying for the move; None if no simple reason."""
+    `left_after` AP and free moves left after paying for the move (1: a forced step, which may end
+    on a shared cell); `across_hedge`: Shadow Walk or Slither, which step over a hedge on that
+    edge. None if no simple reason."""
     (x, y), (dx, dy) = cell, _STEPS[direction]
     to = (x + dx, y + dy)
     if not (0 <= to[0] < 10 and 0 <= to[1] < 10):
@@ -946,7 +1064,7 @@ def _step_reason(d: dict, cards: _Cards, token: int, name: str, cell: tuple[int,
         closed = [_route_block(d, cards, bridges, token // 3, cell, middle, to) for middle in ((to[0], y), (x, to[1]))]
         if all(closed):
             return f"both routes to {to[0]},{to[1]} are closed (point 10): {closed[0]}; {closed[1]}"
-    elif (blocked := _orthogonal_block(d, bridges, cell, to)) is not None:
+    elif (blocked := _orthogonal_block(d, bridges, cell, to, across_hedge)) is not None:
         return blocked
     if (keeper := _territorial_keeper(d, cards, token // 3, to)) is not None:
         return f"{to[0]},{to[1]} is {keeper}"
@@ -969,19 +1087,72 @@ def _route_block(d: dict, cards: _Cards, bridges: set, team: int, cell: tuple[in
     return None if keeper is None else f"{middle[0]},{middle[1]} is {keeper}"
 
 
-def _orthogonal_block(d: dict, bridges: set, cell: tuple[int, int], to: tuple[int, int]) -> str | None:
+def _orthogonal_block(d: dict, bridges: set, cell: tuple[int, int], to: tuple[int, int],
+                      across_hedge: bool = False) -> str | None:
     """What stops an orthogonal step (point 9) from `cell` to `to` (`bridges`: the bridge cells),
-    but tokens; None if nothing."""
+    but tokens, and but a hedge if `across_hedge`; None if nothing."""
     if not (0 <= to[0] < 10 and 0 <= to[1] < 10):
         return f"{cell[0]},{cell[1]} is on the board's edge"
     if in_moat_ring(*to) and to not in bridges:
         return f"{to[0]},{to[1]} is water (the moat is crossed on its bridges)"
-    if _hedge_between(d, cell, to):
+    if not across_hedge and _hedge_between(d, cell, to):
         return f"a hedge stands between {cell[0]},{cell[1]} and {to[0]},{to[1]}"
     for bridge in (cell, to):
         along = "east-west" if bridge[0] in (2, 7) else "north-south"
         if bridge in bridges and (to[0] != cell[0]) != (along == "east-west"):
             return f"the bridge on {bridge[0]},{bridge[1]} runs {along}: it is entered and left along it"
+    return None
+
+
+def _idle_puppet_reason(d: dict, cards: _Cards, puppet: int, puppeteer: str) -> str | None:
+    """Point 54: why `puppet` could use none of its active abilities now (its words follow its
+    name), as far as the cards and AP tell; None otherwise."""
+    own = [a for a in cards.abilities[puppet] if a not in _NOT_PUPPETABLE and action_word(a) is not None]
+    if not own:
+        return "has no active ability a puppet may use (Changeling, Arcane Puppetry and Sprint are not, D31)"
+    activation, costs = d["activation"], []
+    for ability in own:  # the cost of each ability the puppet may still use this activation
+        rules = cards.numbers(ability)
+        cost = rules.get("ap", 0)
+        if ability == "compulsion":  # ap "N-M": N AP a step, at most M steps
+            cost, most = (int(part) for part in cost.split("-"))
+            if activation["compulsions"] >= most:
+                continue
+        if (rules.get("per_activation") == 1 and activation.get(f"{action_word(ability)}_used")) or \
+                (ability in _PER_GAME and d["characters"][puppet]["uses_left"] == 0):
+            continue
+        if ability == "horns" and activation["charged"]:
+            cost = rules["ap_when_charging"]
+        costs.append(cost if isinstance(cost, int) else 0)
+    if not costs:
+        return "has no active ability left to use (each once an activation, or used up for the game)"
+    if min(costs) > activation["ap"]:
+        return (f"could use none of its active abilities: the cheapest costs {min(costs)} AP and the {puppeteer} "
+                f"has {activation['ap']} left")
+    # Otherwise the engine tells: it refuses a puppet phase in which the puppet has no legal action
+    trial = {**d, "phase": "puppet", "activation": {**activation, "puppet": puppet}}
+    try:
+        cards.game.state_from_dict(trial)
+    except ValueError as error:
+        if "no legal action" in str(error):
+            words = sorted(str(action_word(ability)) for ability in own)
+            return f"could use none of its active abilities ({', '.join(words)}) where it stands now"
+    return None
+
+
+def _token_at(d: dict, cell: tuple[int, int]) -> bool:
+    """A character or sentry stands on `cell`."""
+    return any(_token_cell(d, t) == list(cell) for t in range(8))
+
+
+def _garden_slot(d: dict, cell: tuple[int, int]) -> str | None:
+    """The garden-tile slot of the state's board (point 47) that `cell` lies in, None if none."""
+    board = data("tiles")["board"]
+    for slot in d["tiles"] or ():
+        geometry = {**board["rect_slots"], **board["square_slots"]}[slot]
+        (ox, oy), (w, h) = geometry["origin"], geometry["size"]
+        if ox <= cell[0] < ox + w and oy <= cell[1] < oy + h:
+            return slot
     return None
 
 
