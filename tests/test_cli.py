@@ -1,6 +1,7 @@
 """The `meeple` command line, run in-process through `meeple.cli.main` (and once as `python -m meeple`)."""
 from __future__ import annotations
 
+import collections
 import io
 import itertools
 import json
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 
 import meeple
-from meeple import cli
+from meeple import cli, harmonies
 from meeple.bots import MCTS
 from meeple.serialization import Record
 
@@ -275,6 +276,72 @@ def test_harmonies_reasons_for_cubes_cells_and_solo():
     assert refused(solo, "card 4") == "is not legal now: there are display slots 0..2 only."
     solo.apply_action(solo.string_to_action("card 0"))
     assert refused(solo, "discard 1") == "is not legal now: you took a card this turn: 'end' ends it."
+
+
+def test_harmonies_reasons_for_patterns_and_stacking():
+    """A refused cube names what its pattern lacks in the rotation that comes closest, or that the
+    pattern leaves the board in every rotation (point 3); a refused token names what may go on
+    that stack (point 4)."""
+    why_illegal = cli.game_spec("harmonies").why_illegal
+    game = meeple.load("harmonies")
+    state = game.new_initial_state(seed=0)
+    state.apply_action(state.string_to_action("take 0"))
+    d = state.to_dict()
+    crocodile, mouse = d["deck"].pop(0), next(c["id"] for c in harmonies.card_data()["animal_cards"]
+                                               if c["name"] == "mouse")
+    d["deck"].remove(mouse)
+    d["players"][0]["cards"] = [{"id": crocodile, "cubes_placed": 0}, {"id": mouse, "cubes_placed": 0}]
+    # The crocodile's line, its cube on 2,1: 0,0 brown-brown-green, 1,0 blue, 2,1 blue; 0,0 lacks its green
+    d["players"][0]["board"].update({"0,0": ["brown", "brown"], "1,0": ["blue"], "2,1": ["blue"], "1,1": ["brown"],
+                                     "3,3": ["blue"]})
+    d["hand"] = ["gray", "gray", "red"]
+    state = game.state_from_dict(with_pouch(d))
+
+    def reason(text):
+        action = state.string_to_action(text)
+        return None if action in state.legal_actions() else why_illegal(state, action)
+
+    assert reason("cube crocodile 2,1") == (
+        "the crocodile pattern does not fit with its cube on 2,1 (in any rotation): turned the closest way, 0,0 "
+        "should hold brown-brown-green (it holds brown-brown)")
+    assert reason("cube mouse 0,0") == ("the mouse pattern does not fit with its cube on 0,0 (in any rotation): "
+                                        "in every rotation a cell of it falls off the board")
+    assert reason("place gray 1,1") == "1,1 holds brown: only brown, green or red goes on it (stacking, point 4)"
+    assert why_illegal(state, 160 + 25 * 2) == "you hold no unfinished card #2; yours are #0 crocodile, #1 mouse"
+    assert reason("place red 3,3") == "3,3 holds blue: nothing goes on it (stacking, point 4)"
+    d["players"][0]["board"]["0,0"].append("green")
+    state = game.state_from_dict(with_pouch(d))
+    assert reason("cube crocodile 2,1") is None
+
+
+def with_pouch(d):
+    """`d` (a Harmonies state dict) with the pouch holding the tokens that are nowhere else (point 1)."""
+    used = collections.Counter(d["hand"]) + collections.Counter(c for space in d["central"] for c in space)
+    for player in d["players"]:
+        used += collections.Counter(c for stack in player["board"].values() for c in stack)
+    totals = {"blue": 23, "gray": 23, "brown": 21, "green": 19, "yellow": 19, "red": 15}
+    return {**d, "pouch": {colour: totals[colour] - used[colour] for colour in totals}}
+
+
+def test_harmonies_pattern_reasons_agree_with_the_engine():
+    """Over random games, the pattern matcher behind the cube reasons finds a fitting rotation
+    exactly when the engine accepts the cube (every held card, every cell without a cube)."""
+    checked = 0
+    for seed in range(4):
+        game = meeple.load("harmonies", players=2, side="AB"[seed % 2], spirits=seed >= 2)
+        state, rng = game.new_initial_state(seed=seed), random.Random(seed)
+        while not state.is_terminal():
+            d, legal = state.to_dict(), set(state.legal_actions().tolist())
+            me = d["players"][d["current_player"]]
+            held = [c["id"] for c in me["cards"] if c["cubes_placed"] < harmonies._cubes_needed(c["id"])]
+            for j, card in enumerate(held):
+                for x, cell in enumerate(me["board"]):
+                    if cell not in me["cubes"] and not me["spirit_options"]:
+                        fits = harmonies._pattern_misfit(harmonies._card(card)[1], me["board"], cell) is None
+                        assert fits == (160 + 25 * j + x in legal), (seed, card, cell)
+                        checked += 1
+            state.apply_action(rng.choice(sorted(legal)))
+    assert checked > 5000
 
 
 def test_imperial_harvest_reasons_follow_the_turn():
@@ -699,7 +766,8 @@ def test_imperial_harvest_reasons_for_sentries_flip_charge_and_lure():
     assert reasons("regent", {0: ([1, 4], "n")}, "sentry w n", sentries=two) == [
         "2 sentries are on the board, and at most 2 may be"]
     # The minotaur: on a bridge, no flip; facing north from 6,4, the charge meets what is on 6,1
-    assert reasons("minotaur", {1: ([5, 2], "n")}, "flip") == ["5,2 is on no garden tile (the moat, a bridge or a camp)"]
+    assert reasons("minotaur", {1: ([5, 2], "n")}, "flip") == [
+        "5,2 is on no garden tile (the moat, a bridge or a camp)"]
     charging = {1: ([6, 4], "n")}
     assert reasons("minotaur", charging, "charge") == ["no token stands in its line of sight (facing n) to charge at"]
     assert reasons("minotaur", {**charging, 4: ([6, 1], "s")}, "charge", "flip") == [None, None]

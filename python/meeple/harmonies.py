@@ -212,7 +212,10 @@ def why_illegal(state: Any, action: int) -> str | None:
         if cell in me["cubes"]:  # (a cell off the board is '#23' in the string, answered above)
             return f"{cell} holds a cube: nothing more goes on it"
         if me["board"][cell] and action not in state.legal_actions():  # else only the stacking table refuses
-            return f"a {colour} token cannot go on {'-'.join(me['board'][cell])} (stacking: docs/rules/harmonies.md)"
+            stack = tuple(me["board"][cell])
+            if stack not in _GOES_ON:
+                return f"{cell} holds {'-'.join(stack)}: nothing goes on it (stacking, point 4)"
+            return f"{cell} holds {'-'.join(stack)}: only {_GOES_ON[stack]} goes on it (stacking, point 4)"
     elif kind == "card":
         if d["took_card"]:
             return "you took a card this turn already"
@@ -222,11 +225,64 @@ def why_illegal(state: Any, action: int) -> str | None:
         if unfinished >= _MOST_UNFINISHED_CARDS:
             return f"you hold {unfinished} unfinished cards, the most allowed"
     elif kind == "cube":
+        cards = [held["id"] for held in me["cards"] if held["cubes_placed"] < _cubes_needed(held["id"])]
+        j = (action - _FIRST_CUBE) // 25  # the j-th unfinished card (docs: actions), written '#j' if none
+        if j >= len(cards):
+            if not cards:
+                return "you hold no unfinished card ('card D' takes one from the display)"
+            yours = ", ".join(f"#{i} {_card(card)[0]}" for i, card in enumerate(cards))
+            return f"you hold no unfinished card #{j}; yours are {yours}"
         if args[1] in me["cubes"]:
             return f"{args[1]} holds a cube already"
         if action not in state.legal_actions():
-            return f"the {args[0]} pattern does not fit there, or you hold no such unfinished card"
+            misfit = _pattern_misfit(_card(cards[j])[1], me["board"], args[1])
+            if misfit is not None:
+                return f"the {args[0]} pattern does not fit with its cube on {args[1]} (in any rotation): {misfit}"
+            return f"the {args[0]} pattern does not fit there"
     return None
+
+
+_FIRST_CUBE = 160  # action 160 + 25 j + x: a cube from the j-th unfinished card on cell x
+# Stacking (point 4): what may go on each stack that takes more; nothing goes on any other
+_GOES_ON: dict[tuple[str, ...], str] = {
+    ("gray",): "gray or red", ("gray", "gray"): "gray", ("brown",): "brown, green or red", ("brown", "brown"): "green",
+    ("red",): "red"}
+# Pattern codes (point 3): the stacks each matches exactly, and how a person reads it
+_CODE_STACKS: dict[str, list[tuple[str, ...]]] = {
+    "W": [("blue",)], "F": [("yellow",)], "T1": [("green",)], "T2": [("brown", "green")],
+    "T3": [("brown", "brown", "green")], "M1": [("gray",)], "M2": [("gray", "gray")], "M3": [("gray", "gray", "gray")],
+    "B": [("red", "red"), ("brown", "red"), ("gray", "red")]}
+_CODE_WORDS = {"B": "red on one red, brown or gray token"}
+
+
+def _pattern_misfit(card: dict, board: Mapping[str, list], cell: str) -> str | None:
+    """What keeps the pattern of `card`, its cube on `cell` ('col,row'), off `board` ('col,row' ->
+    stack), in the rotation that comes closest among those that keep it on the board (point 3:
+    every pattern cell on the board with its stack exactly as coded); None if a rotation fits."""
+    centre = next(c for c in card["pattern"] if c.get("cube"))
+    col, row = (int(n) for n in cell.split(","))
+    q0, r0 = col, row - (col - (col & 1)) // 2  # odd-q offset to axial
+    closest: list[str] | None = None
+    for turns in range(6):
+        cells = []
+        for c in card["pattern"]:
+            dq, dr = c["q"] - centre["q"], c["r"] - centre["r"]
+            for _ in range(turns):  # 60 degrees clockwise
+                dq, dr = -dr, dq + dr
+            q, r = q0 + dq, r0 + dr
+            cells.append((f"{q},{r + (q - (q & 1)) // 2}", c["stack"]))
+        if any(name not in board for name, _ in cells):
+            continue
+        misses = [f"{name} should hold {_CODE_WORDS.get(code, '-'.join(_CODE_STACKS[code][0]))} (it holds "
+                  f"{'-'.join(board[name]) or 'nothing'})" for name, code in cells
+                  if tuple(board[name]) not in _CODE_STACKS[code]]
+        if not misses:
+            return None
+        if closest is None or len(misses) < len(closest):
+            closest = misses
+    if closest is None:
+        return "in every rotation a cell of it falls off the board"
+    return f"turned the closest way, {'; '.join(closest)}"
 
 
 def board_for(state: Any, seat: int) -> str:
