@@ -271,6 +271,11 @@ def test_harmonies_reasons_for_cubes_cells_and_solo():
     assert refused(state, "[28]") == ("(place blue #23 (off the board)) is not legal now: cell #23 is off your "
                                       "board (side A).")
     assert refused(state, "discard 0") == "is not legal now: discarding a display card is for the solo game."
+    assert refused(state, "spirit 1") == "is not legal now: this game is played without the spirit cards."
+    spirited = meeple.load("harmonies", spirits=True).new_initial_state(seed=0)
+    spirited.apply_action(spirited.string_to_action("spirit 0"))
+    assert refused(spirited, "spirit 1") == ("is not legal now: you have no spirit cards to choose from: a spirit is "
+                                             "kept once, at the start of your first turn.")
     solo = meeple.load("harmonies", players=1).new_initial_state(seed=0)
     assert refused(solo, "take 3") == "is not legal now: there are central spaces 0..2 only."
     assert refused(solo, "card 4") == "is not legal now: there are display slots 0..2 only."

@@ -181,6 +181,10 @@ def why_illegal(state: Any, action: int) -> str | None:
     solo = len(d["players"]) == 1
     if me["spirit_options"] and kind != "spirit":
         return "first keep one of the two spirit cards dealt to you ('spirit 0' or 'spirit 1'; 'cards' shows them)"
+    if kind == "spirit" and not me["spirit_options"]:
+        if not state.game.parameters()["spirits"]:
+            return "this game is played without the spirit cards"
+        return "you have no spirit cards to choose from: a spirit is kept once, at the start of your first turn"
     if kind in ("place", "cube") and args[1].startswith("#"):  # 'place blue #23 (off the board)'
         return f"cell {args[1]} is off your board (side {state.game.parameters()['side']})"
     if kind in ("take", "card", "discard"):  # solo has 3 central spaces and display slots, not 5
