@@ -640,8 +640,9 @@ def test_ray_missing_leaves_no_output_file(capsys, monkeypatch, tmp_path):
 
 def test_resume_checks_a_whole_last_record_that_lost_its_newline(capsys, tmp_path, reference_file):
     """A last line without its newline used to be dropped unread as a write cut short, even a whole
-    record of another command: its game was lost. A whole record is now checked like the others
-    (a record of this command is replayed as before)."""
+    record of another command: its game was lost. A whole record is now checked and counted like
+    the others, its newline restored, also when it lies beyond the games asked for (it used to be
+    dropped then, and not played again)."""
     harmonies = tmp_path / "harmonies.jsonl"
     assert run(capsys, "selfplay", "harmonies", "--games", "1", "--out", harmonies)[0] == 0
     path = tmp_path / "saved.jsonl"
@@ -653,7 +654,12 @@ def test_resume_checks_a_whole_last_record_that_lost_its_newline(capsys, tmp_pat
     path.write_bytes(b"".join(lines[:3]).rstrip(b"\n"))  # game 2 of this command lost its newline
     code, out, err = run(capsys, *MCTS_ARGS, "--games", "12", "--out", path)
     assert code == 0 and path.read_bytes() == reference_file.read_bytes()
-    assert f"dropped {len(lines[2]) - 1} bytes after the last whole game" in out + err
+    assert "dropped" not in out + err and games_line(out) == 12
+    path.write_bytes(b"".join(lines[:3]).rstrip(b"\n") + b"\x00\x00")  # and NULs after it
+    code, out, err = run(capsys, *MCTS_ARGS, "--games", "2", "--out", path)
+    assert code == 0 and path.read_bytes() == b"".join(lines[:3])  # game 2, beyond --games 2, kept
+    assert "dropped 2 bytes after the last whole game" in out + err
+    assert selfplay.read_existing(path, Match(meeple.load("abacuachego"), ("mcts:40", "random"), seed=3)).count == 3
 
 
 def test_resume_drops_a_cut_last_line_too_deep_for_json(capsys, tmp_path, reference_file):

@@ -20,8 +20,9 @@ workers, with or without Ray, interrupted and resumed or not.
 
 Resuming: given an existing file, `selfplay` reads the games already in it, checks that they come
 from the same game, parameters, bots and seed (else `ResumeError`), drops a truncated last line
-(a write cut short) and blank lines or NUL bytes after the last game (what a crash may leave), and
-plays only the missing indices, appending. A file that holds more games than asked for is left as
+(a write cut short; a whole last game that only lost its newline is kept, the newline restored)
+and blank lines or NUL bytes after the last game (what a crash may leave), and plays only the
+missing indices, appending. A file that holds more games than asked for is left as
 it is; the summary covers the games asked for. A run holds an exclusive lock on its file (flock,
 where the system has it): a second run into the same file is refused while the first writes. A
 write that fails (a full disk) raises `OutputError`, the games before it kept whole.
@@ -107,6 +108,7 @@ class Existing:
     lengths: list = field(default_factory=list)
     end: int = 0          # byte offset just past the last record
     dropped: int = 0      # bytes after it (a line cut short, blank lines, NULs), dropped on resume
+    unterminated: bool = False  # the last record lost its newline (a write cut short): restored on resume
 
 
 @dataclass
@@ -438,8 +440,9 @@ def read_existing(path: str | os.PathLike, match: Match, timing: bool | None = N
     Raises `ResumeError` if a line is not a record of `match` (another game, parameters, bots or
     seed; with `timing` True or False, also if its games were timed otherwise), or if the games
     are not numbered 0, 1, 2, ... A last line without its newline (a write cut short) is not
-    counted, but is checked too if it is a whole record (one that only lost its newline); blank
-    lines and NUL bytes after the last record (what a crash may leave) are not counted either;
+    counted, unless it is a whole record that only lost its newline: that one is checked and
+    counted like the others (`Existing.unterminated`; resuming restores its newline); blank lines
+    and NUL bytes after the last record (what a crash may leave) are not counted either;
     `Existing.end` is where the records end. The file is read line by line (millions of games
     are not held in memory).
     """
@@ -479,7 +482,7 @@ def _read_records(file: IO[bytes], path: Path, match: Match, timing: bool | None
             if not _LINE_START.encode().startswith(tail[:len(_LINE_START)]):
                 raise ResumeError(f"{path} does not look like a meeple selfplay file (its last line is not "
                                   f"a record){_keep_hint(path, existing)}")
-            try:  # a whole record whose newline was cut off: checked like the others, then dropped
+            try:  # a whole record whose newline was cut off: checked and counted like the others
                 json.loads(tail)
             except json.JSONDecodeError as e:
                 if e.msg == "Extra data":  # more than a record: lines ended otherwise (a bare CR), not ours
@@ -488,7 +491,12 @@ def _read_records(file: IO[bytes], path: Path, match: Match, timing: bool | None
                 break
             except (ValueError, RecursionError):  # also too long an int, too deep a nesting
                 break
-            _check_record(tail, number, path, match, timing, existing)
+            returns, plies = _check_record(tail, number, path, match, timing, existing)
+            existing.returns.append(returns)
+            existing.lengths.append(plies)
+            existing.count += 1
+            existing.unterminated = True
+            offset += len(tail)
             break
         returns, plies = _check_record(raw, number, path, match, timing, existing)
         existing.returns.append(returns)
@@ -659,6 +667,16 @@ def _output(out: str | os.PathLike | IO[str] | None, match: Match,
         reader.detach()
         file.truncate(existing.end)  # drops a line cut short, or blank lines after the last record
         file.seek(existing.end)
+        if existing.unterminated:  # a whole last record that lost its newline: kept, the newline restored
+            try:
+                if file.write(b"\n") != 1:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            except OSError as e:
+                with contextlib.suppress(OSError):
+                    file.truncate(existing.end)
+                raise OutputError(e.errno, f"cannot write {path}: {e.strerror}; its {existing.count} games are "
+                                  f"kept: make room and run the same command again to resume") from None
+            existing.end += 1
         appender = _Appender(file, path, existing)
         try:
             yield existing, appender
