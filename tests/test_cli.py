@@ -774,16 +774,17 @@ def test_imperial_harvest_reasons_for_sentries_flip_charge_and_lure():
     assert reasons("minotaur", {1: ([5, 2], "n")}, "flip") == [
         "5,2 is on no garden tile (the moat, a bridge or a camp)"]
     charging = {1: ([6, 4], "n")}
-    assert reasons("minotaur", charging, "charge") == ["no token stands in its line of sight (facing n) to charge at"]
+    assert reasons("minotaur", charging, "charge") == [
+        "no token stands in the minotaur's line of sight (facing n) to charge at"]
     assert reasons("minotaur", {**charging, 4: ([6, 1], "s")}, "charge", "flip") == [None, None]
     assert reasons("minotaur", {**charging, 2: ([6, 1], "s")}, "charge") == [
-        "the first token in its line of sight, the nymph on 6,1, is no enemy"]
+        "the first token in the minotaur's line of sight, the nymph on 6,1, is no enemy"]
     assert reasons("minotaur", {**charging, 4: ([6, 3], "s")}, "charge") == [
-        "the first token in its line of sight, on 6,3, is next to it: a charge needs room"]
+        "the first token in the minotaur's line of sight, on 6,3, is next to it: a charge needs room"]
     assert reasons("minotaur", {1: ([6, 3], "n"), 4: ([6, 0], "s")}, "charge") == [
-        "its first step n is blocked: 6,2 is water (the moat is crossed on its bridges)"]
+        "the minotaur's first step n is blocked: 6,2 is water (the moat is crossed on its bridges)"]
     assert reasons("minotaur", {1: ([0, 2], "e")}, "charge") == [
-        "the hydra on 2,2 is the first in its line of sight: no charge (D43)"]
+        "the hydra on 2,2 is the first in the minotaur's line of sight: no charge (D43)"]
     # The nymph on 6,3 facing north, over the moat: the sorceress on 6,0, 6,1 or her own cell
     luring = {2: ([6, 3], "n")}
     assert reasons("nymph", {**luring, 4: ([6, 0], "s")}, "lure 6,0 1", "lure 6,0 2") == [
@@ -846,7 +847,7 @@ def test_imperial_harvest_reasons_in_the_puppet_phase():
         "a puppet does not use Sprint (D31)",
         "the minotaur has no Spear ability: as a puppet it uses its own active abilities (charge, flip, horns)",
         "6,5 is on the minotaur's team: attacks target enemies", None,
-        "the first token in its line of sight, on 5,4, is next to it: a charge needs room"]
+        "the first token in the minotaur's line of sight, on 5,4, is next to it: a charge needs room"]
 
 
 def test_no_reason_is_given_for_a_legal_move(case):

@@ -729,32 +729,33 @@ def _special_reason(d: dict, cards: _Cards, token: int, name: str, word: str, re
         if _garden_slot(d, cell) is None:
             return f"{cell[0]},{cell[1]} is on no garden tile (the moat, a bridge or a camp)"
     if word == "charge":
-        return _charge_reason(d, cards, token, cell, facing)
+        return _charge_reason(d, cards, token, name, cell, facing)
     return None
 
 
-def _charge_reason(d: dict, cards: _Cards, token: int, cell: tuple[int, int], facing: str) -> str | None:
-    """Point 48, D43: why `token` on `cell` facing `facing` cannot charge, None if it can."""
+def _charge_reason(d: dict, cards: _Cards, token: int, name: str, cell: tuple[int, int], facing: str) -> str | None:
+    """Point 48, D43: why `token` (`name`) on `cell` facing `facing` cannot charge, None if it can."""
     (dx, dy), here = _STEPS[facing], cell
     hydras = {tuple(h) for h in d["hydras"] if h is not None}
     while True:  # the first cell of the ray beyond its own holding a token or a hydra
         ahead = (here[0] + dx, here[1] + dy)
         if not (0 <= ahead[0] < 10 and 0 <= ahead[1] < 10) or _hedge_between(d, here, ahead):
-            return f"no token stands in its line of sight (facing {facing}) to charge at"
+            return f"no token stands in the {name}'s line of sight (facing {facing}) to charge at"
         if ahead in hydras:
-            return f"the hydra on {ahead[0]},{ahead[1]} is the first in its line of sight: no charge (D43)"
+            return f"the hydra on {ahead[0]},{ahead[1]} is the first in the {name}'s line of sight: no charge (D43)"
         if _token_at(d, ahead):
             break
         here = ahead
     first = [t for t in range(8) if _token_cell(d, t) == list(ahead)]
     if abs(ahead[0] - cell[0]) + abs(ahead[1] - cell[1]) < 2:
-        return f"the first token in its line of sight, on {ahead[0]},{ahead[1]}, is next to it: a charge needs room"
+        return (f"the first token in the {name}'s line of sight, on {ahead[0]},{ahead[1]}, is next to it: a charge "
+                f"needs room")
     if not any(cards.team(t) not in (None, token // 3) for t in first):
-        return (f"the first token in its line of sight, the {cards.names[first[0]]} on {ahead[0]},{ahead[1]}, is "
-                f"no enemy")
+        return (f"the first token in the {name}'s line of sight, the {cards.names[first[0]]} on {ahead[0]},{ahead[1]}, "
+                f"is no enemy")
     # (an enemy Hound's cell is never the first step: the Hound would be the first token, next to it)
     blocked = _orthogonal_block(d, {tuple(b) for b in d["bridges"]}, cell, (cell[0] + dx, cell[1] + dy))
-    return None if blocked is None else f"its first step {facing} is blocked: {blocked}"
+    return None if blocked is None else f"the {name}'s first step {facing} is blocked: {blocked}"
 
 
 def _aura_reason(d: dict, cards: _Cards, token: int, cell: tuple[int, int]) -> str | None:
