@@ -729,8 +729,8 @@ def test_imperial_harvest_reasons_for_forced_steps_and_compulsion():
     d["activation"]["compulsions"] = 3
     spent = game.state_from_dict(d)
     assert why_illegal(spent, spent.string_to_action("compel 3,5 e")) == (
-        "the sorceress has no compulsion left this activation (at most 3, and none once the character it compels "
-        "has been defeated, D56)")
+        "the sorceress has no compulsion left this activation (at most 3, and none once the token it compels has "
+        "been defeated, D56)")
     # Shadow Walk from 1,5 across the hedge to the monk's cell 1,6: with AP left to move on only (point 11)
     d["activation"].update(compulsions=0, compel_target=None, ap=2)
     d["characters"][4]["cell"], d["characters"][0]["cell"] = [1, 5], [1, 6]

@@ -2256,3 +2256,20 @@ def test_hedge_tokens_planted_in_any_order_make_equal_states():
     second = do(load("engine", d, SET_TOKENS), "plant s", "plant e")
     assert first == second and first.transposition_key() == second.transposition_key()
     assert dict_of(first)["planted_hedges"] == edges_field([hedge_key((5, 3), (6, 3)), hedge_key((5, 3), (5, 4))])
+
+
+def test_d56_a_compelled_sentry_that_is_defeated_ends_the_compulsion(impl):
+    """D56 (point 32): the compulsion ends with its target, a sentry too (forced moves move
+    sentries, point 60): the Sorceress compels the Regent's sentry next to the hydra on 2,2; it
+    leaves the board for good, and her compulsions left are gone with it. The engine used to end
+    it for characters only (found by a differential run of 4,000 new seeds)."""
+    d = base(impl, SET_H)
+    put(d, 3, 1, 5, "n")        # the Sorceress, the sentry ahead on 1,3
+    d["sentries"] = [{"cell": [1, 3], "facing": "e"}, None]
+    acting(d, 3, 3)
+    state = load(impl, d, SET_H)
+    do(state, "compel 1,3 n")   # onto 1,2, next to the hydra
+    after = dict_of(state)
+    assert after["sentries"] == [None, None] and after["phase"] == "act"
+    assert (after["activation"]["compulsions"], after["activation"]["compel_target"]) == (3, 6)
+    assert after["activation"]["ap"] == 3 - 1

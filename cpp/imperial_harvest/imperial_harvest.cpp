@@ -734,10 +734,11 @@ void Game::defeat(State& s, int t) const {
   } else {
     s.carried[t] = 0;
     if (s.queue_count < kTokens) s.queue[s.queue_count++] = static_cast<uint8_t>(t);
-    // D56: the compulsion ends with its target (after a respawn it would be another presence)
-    if (s.activation.compulsions != 0 && s.activation.compel_target == t)
-      s.activation.compulsions = static_cast<uint8_t>(rules(s, Ability::kCompulsion).per_activation);
   }
+  // D56: the compulsion ends with its target, a sentry too (a character after a respawn, or a
+  // sentry placed again, would be another presence)
+  if (s.activation.compulsions != 0 && s.activation.compel_target == t)
+    s.activation.compulsions = static_cast<uint8_t>(rules(s, Ability::kCompulsion).per_activation);
   if (tm == s.regent_team && s.regent_vp[tm] > 0) --s.regent_vp[tm];  // Point of Order (58)
 }
 

@@ -676,7 +676,7 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
         cost, most = (int(part) for part in rules["ap"].split("-"))
         if activation["compulsions"] >= most:
             return (f"the {name} has no compulsion left this activation (at most {most}, and none once the "
-                    f"character it compels has been defeated, D56)")
+                    f"token it compels has been defeated, D56)")
     # As the engine: Horns after a Charge costs less, and Puppetry costs what the puppet's ability does
     if isinstance(cost, int) and cost > ap and ability not in ("horns", "arcane_puppetry"):
         return f"{_title(ability)} costs {cost} AP and the {name} has {ap} left"

@@ -2253,7 +2253,7 @@ class ImperialHarvestState:
     def _defeat(self, token):
         """Point 25 / 58: carried strawberries leave the game, the token leaves the board (a
         sentry for good); every defeat of a token of the Regent's team costs 1 Regent VP; D56: a
-        compelled character's defeat uses up the compulsions left."""
+        compelled token's defeat (a sentry's too) uses up the compulsions left."""
         team = self._team_of(token)
         self._cell[token] = None
         if token < NUM_CHARACTERS:
