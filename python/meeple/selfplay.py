@@ -491,13 +491,7 @@ def _read_records(file: IO[bytes], path: Path, match: Match, timing: bool | None
                 break
             except (ValueError, RecursionError):  # also too long an int, too deep a nesting
                 break
-            returns, plies = _check_record(tail, number, path, match, timing, existing)
-            existing.returns.append(returns)
-            existing.lengths.append(plies)
-            existing.count += 1
-            existing.unterminated = True
-            offset += len(tail)
-            break
+            raw, existing.unterminated = tail, True  # the last line: the loop ends after it
         returns, plies = _check_record(raw, number, path, match, timing, existing)
         existing.returns.append(returns)
         existing.lengths.append(plies)
@@ -616,9 +610,15 @@ class _Appender:
         self.file, self.path, self.count, self.end = file, path, existing.count, existing.end
 
     def __call__(self, line: str) -> None:
-        encoded = line.encode("utf-8") + b"\n"
+        self._write(line.encode("utf-8") + b"\n", 1)
+
+    def end_last_line(self) -> None:
+        """Restores the newline a whole last record lost (`Existing.unterminated`)."""
+        self._write(b"\n", 0)
+
+    def _write(self, encoded: bytes, records: int) -> None:
         data = memoryview(encoded)
-        count, end = self.count + 1, self.end + len(encoded)  # once the line is in
+        count, end = self.count + records, self.end + len(encoded)  # once the bytes are in
         try:
             while data:
                 written = self.file.write(data)
@@ -667,17 +667,9 @@ def _output(out: str | os.PathLike | IO[str] | None, match: Match,
         reader.detach()
         file.truncate(existing.end)  # drops a line cut short, or blank lines after the last record
         file.seek(existing.end)
-        if existing.unterminated:  # a whole last record that lost its newline: kept, the newline restored
-            try:
-                if file.write(b"\n") != 1:
-                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-            except OSError as e:
-                with contextlib.suppress(OSError):
-                    file.truncate(existing.end)
-                raise OutputError(e.errno, f"cannot write {path}: {e.strerror}; its {existing.count} games are "
-                                  f"kept: make room and run the same command again to resume") from None
-            existing.end += 1
         appender = _Appender(file, path, existing)
+        if existing.unterminated:  # a whole last record that lost its newline: kept, the newline restored
+            appender.end_last_line()
         try:
             yield existing, appender
         except BaseException as e:
