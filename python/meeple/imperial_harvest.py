@@ -663,20 +663,10 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
         return f"the {name} {calmed}"
     # The numbers, per-game uses and side are the card's that has the ability: the actor's own,
     # the lender's when borrowed (point 51, D41), the puppet's (point 54)
-    owner = cards.holder(ability)
-    assert owner is not None  # the actor's or an adjacent lender's, as checked above
+    if (spent := _spent_reason(d, cards, ability, token)) is not None:
+        return f"the {name} {spent}"
     rules = cards.numbers(ability)
-    if rules.get("per_activation") == 1 and activation.get(f"{word}_used"):
-        return f"the {name} has used {_title(ability)} this activation (once per activation)"
-    if ability in _PER_GAME and d["characters"][owner]["uses_left"] == 0:
-        whose = "its" if owner == token else f"the {cards.names[owner]}'s"
-        return f"the {name} has used up {whose} {_title(ability)} for this game"
-    cost = rules.get("ap")
-    if ability == "compulsion":  # ap "N-M": N AP a step, at most M steps an activation
-        cost, most = (int(part) for part in rules["ap"].split("-"))
-        if activation["compulsions"] >= most:
-            return (f"the {name} has no compulsion left this activation (at most {most}, and none once the "
-                    f"token it compels has been defeated, D56)")
+    cost = _compulsion_numbers(rules)[0] if ability == "compulsion" else rules.get("ap")
     # As the engine: Horns after a Charge costs less, and Puppetry costs what the puppet's ability does
     if isinstance(cost, int) and cost > ap and ability not in ("horns", "arcane_puppetry"):
         return f"{_title(ability)} costs {cost} AP and the {name} has {ap} left"
@@ -689,6 +679,31 @@ def _acting_reason(state: Any, d: dict, action: int, word: str, rest: list[str])
                                                                    across_hedge=True)
     return (_edge_reason(d, word, (x, y), rest) or _special_reason(d, cards, token, name, word, rest, rules)
             or _targeted_reason(d, cards, token, name, action, word, rest))
+
+
+def _spent_reason(d: dict, cards: _Cards, ability: str, token: int) -> str | None:
+    """Why `token` has no use of `ability` left now (its words follow its name): once an
+    activation and used, its per-game uses gone, Compulsion's steps gone (D56 too); None if it
+    has. The limits are the card's that has the ability: the token's own, the lender's when
+    borrowed (point 51, D41), the puppet's (point 54)."""
+    owner = cards.holder(ability)
+    assert owner is not None  # the token's or an adjacent lender's
+    rules = cards.numbers(ability)
+    if rules.get("per_activation") == 1 and d["activation"].get(f"{action_word(ability)}_used"):
+        return f"has used {_title(ability)} this activation (once per activation)"
+    if ability in _PER_GAME and d["characters"][owner]["uses_left"] == 0:
+        whose = "its" if owner == token else f"the {cards.names[owner]}'s"
+        return f"has used up {whose} {_title(ability)} for this game"
+    if ability == "compulsion" and d["activation"]["compulsions"] >= (most := _compulsion_numbers(rules)[1]):
+        return (f"has no compulsion left this activation (at most {most}, and none once the token it compels has "
+                f"been defeated, D56)")
+    return None
+
+
+def _compulsion_numbers(rules: dict) -> tuple[int, int]:
+    """Compulsion's ap "N-M": N AP a step, at most M steps an activation."""
+    cost, most = (int(part) for part in rules["ap"].split("-"))
+    return cost, most
 
 
 def _puppet_word_reason(cards: _Cards, puppeteer: int, puppet: int, word: str, ability: str | None) -> str | None:
@@ -735,17 +750,13 @@ def _special_reason(d: dict, cards: _Cards, token: int, name: str, word: str, re
 
 def _charge_reason(d: dict, cards: _Cards, token: int, name: str, cell: tuple[int, int], facing: str) -> str | None:
     """Point 48, D43: why `token` (`name`) on `cell` facing `facing` cannot charge, None if it can."""
-    (dx, dy), here = _STEPS[facing], cell
-    hydras = {tuple(h) for h in d["hydras"] if h is not None}
-    while True:  # the first cell of the ray beyond its own holding a token or a hydra
-        ahead = (here[0] + dx, here[1] + dy)
-        if not (0 <= ahead[0] < 10 and 0 <= ahead[1] < 10) or _hedge_between(d, here, ahead):
-            return f"no token stands in the {name}'s line of sight (facing {facing}) to charge at"
-        if ahead in hydras:
-            return f"the hydra on {ahead[0]},{ahead[1]} is the first in the {name}'s line of sight: no charge (D43)"
-        if _token_at(d, ahead):
-            break
-        here = ahead
+    ray, hydras = _ray(d, cell, facing), {tuple(h) for h in d["hydras"] if h is not None}
+    ahead = ray[-1] if ray else cell  # the ray ends on the first cell holding a token or a hydra, if any
+    if ahead in hydras:
+        return f"the hydra on {ahead[0]},{ahead[1]} is the first in the {name}'s line of sight: no charge (D43)"
+    if not ray or not _token_at(d, ahead):
+        return f"no token stands in the {name}'s line of sight (facing {facing}) to charge at"
+    (dx, dy) = _STEPS[facing]
     first = [t for t in range(8) if _token_cell(d, t) == list(ahead)]
     if abs(ahead[0] - cell[0]) + abs(ahead[1] - cell[1]) < 2:
         return (f"the first token in the {name}'s line of sight, on {ahead[0]},{ahead[1]}, is next to it: a charge "
@@ -1018,22 +1029,26 @@ def _in_sight(d: dict, cell: tuple[int, int], facing: str, target: tuple[int, in
     """Point 13: `target` is in the line of sight from `cell` facing `facing`, up to `reach` cells:
     the own cell, then the ray, which a hedge and the board's edge stop before the next cell, and
     the first cell holding a character, sentry or hydra stops after itself."""
-    if target == cell:
-        return True
+    return target == cell or target in _ray(d, cell, facing)[:reach]
+
+
+def _ray(d: dict, cell: tuple[int, int], facing: str) -> list[tuple[int, int]]:
+    """Point 13: the cells of the line of sight beyond `cell` facing `facing`, nearest first: a
+    hedge or the board's edge ends it before the next cell, the first cell holding a character,
+    sentry or hydra ends it after itself."""
     held = {tuple(c["cell"]) for c in d["characters"] if c["cell"] is not None}
     held |= {tuple(s["cell"]) for s in d["sentries"] if s is not None}
     held |= {tuple(h) for h in d["hydras"] if h is not None}
     (dx, dy), here = _STEPS[facing], cell
-    for _ in range(reach):
+    ray: list[tuple[int, int]] = []
+    while True:
         ahead = (here[0] + dx, here[1] + dy)
         if not (0 <= ahead[0] < 10 and 0 <= ahead[1] < 10) or _hedge_between(d, here, ahead):
-            return False
-        if ahead == target:
-            return True
+            return ray
+        ray.append(ahead)
         if ahead in held:
-            return False
+            return ray
         here = ahead
-    return False
 
 
 def _territorial_keeper(d: dict, cards: _Cards, team: int | None, cell: tuple[int, int]) -> str | None:
@@ -1113,15 +1128,10 @@ def _idle_puppet_reason(d: dict, cards: _Cards, puppet: int, puppeteer: str) -> 
         return "has no active ability a puppet may use (Changeling, Arcane Puppetry and Sprint are not, D31)"
     activation, costs = d["activation"], []
     for ability in own:  # the cost of each ability the puppet may still use this activation
-        rules = cards.numbers(ability)
-        cost = rules.get("ap", 0)
-        if ability == "compulsion":  # ap "N-M": N AP a step, at most M steps
-            cost, most = (int(part) for part in cost.split("-"))
-            if activation["compulsions"] >= most:
-                continue
-        if (rules.get("per_activation") == 1 and activation.get(f"{action_word(ability)}_used")) or \
-                (ability in _PER_GAME and d["characters"][puppet]["uses_left"] == 0):
+        if _spent_reason(d, cards, ability, puppet) is not None:
             continue
+        rules = cards.numbers(ability)
+        cost = _compulsion_numbers(rules)[0] if ability == "compulsion" else rules.get("ap", 0)
         if ability == "horns" and activation["charged"]:
             cost = rules["ap_when_charging"]
         costs.append(cost if isinstance(cost, int) else 0)
