@@ -83,6 +83,14 @@ def last_by_number(moves):
     return f"[{moves[-1][1]}]"
 
 
+def position(game, *moves: str):
+    """A new state of `game` (seed 1) after `moves`, each an action string."""
+    state = game.new_initial_state(seed=1)
+    for text in moves:
+        state.apply_action(state.string_to_action(text))
+    return state
+
+
 def played_moves(output: str) -> list[str]:
     """The moves announced in a transcript, in order."""
     return re.findall(r"^(?:You play|.*\] plays) (\S+)$", output, re.M)
@@ -385,9 +393,7 @@ def test_imperial_harvest_reasons_for_the_acting_character():
     out of line of sight or reach, off the board, or on its own character camp (attacks); a
     grapple's landing cell; a pass of more strawberries than carried."""
     game = meeple.load("imperial_harvest")
-    start = game.new_initial_state(seed=1)
-    for text in ("rest guardian", "activate monk"):
-        start.apply_action(start.string_to_action(text))
+    start = position(game, "rest guardian", "activate monk")
 
     def refused(text, monk=None, activation=None, **fields):
         d = start.to_dict()
@@ -431,9 +437,7 @@ def test_imperial_harvest_reasons_for_the_acting_character():
     assert refused("pass 9,0 2", monk={"strawberries": 1}, activation={"bonus": True}, plucked=[1, 0],
                    strawberries=carrying["strawberries"]) == "the monk carries 1 strawberry"
     # Attacks: the guardian, moved to 9,7 facing south, above the raiders' camp
-    guardian = game.new_initial_state(seed=1)
-    for text in ("rest monk", "activate guardian"):
-        guardian.apply_action(guardian.string_to_action(text))
+    guardian = position(game, "rest monk", "activate guardian")
     d = guardian.to_dict()
     d["characters"][1].update(cell=[9, 7], facing="s")
     d["characters"][4]["cell"] = [9, 8]  # the sorceress, on the raiders' camp with the barbarian
@@ -449,10 +453,8 @@ def test_imperial_harvest_reasons_for_the_acting_character():
     assert spear_reason(5) == "9,9 is not in the guardian's line of sight (facing s, up to 1 cell)"
     assert spear_reason(6) == "sentry1 is not on the board"
     # The barbarian at 6,5 facing north: Throwing Axe reaches the monk 2 cells ahead; Battle Axe the bard beside it
-    barbarian = game.new_initial_state(seed=1)
-    for text in ("rest monk", "activate guardian", "end", "activate bard", "end", "rest sorceress",
-                 "activate barbarian"):
-        barbarian.apply_action(barbarian.string_to_action(text))
+    barbarian = position(game, "rest monk", "activate guardian", "end", "activate bard", "end", "rest sorceress",
+                         "activate barbarian")
     d = barbarian.to_dict()
     d["characters"][3].update(cell=[6, 5], facing="n")
     for token, cell in ((0, [6, 3]), (2, [6, 6]), (1, [9, 5])):
@@ -463,10 +465,9 @@ def test_imperial_harvest_reasons_for_the_acting_character():
     for text, reason in (("throw 6,6", "6,6 is not in the barbarian's line of sight (facing n, up to 2 cells)"),
                          ("axe 9,5", "9,5 is not next to the barbarian (on its cell or beside it, across no hedge)")):
         assert why_illegal(barbarian, barbarian.string_to_action(text)) == reason
-    sorceress = meeple.load("imperial_harvest", teams="sorceress,monk,imperial_guardian/barbarian,raider_bard,"
-                                                       "hound").new_initial_state(seed=1)
-    for text in ("rest guardian", "activate sorceress"):
-        sorceress.apply_action(sorceress.string_to_action(text))
+    sorceress = position(meeple.load("imperial_harvest", teams="sorceress,monk,imperial_guardian/barbarian,"
+                                                                "raider_bard,hound"),
+                         "rest guardian", "activate sorceress")
     d = sorceress.to_dict()
     d["activation"]["ap"] = 1
     with pytest.raises(cli.MoveError, match="Shadow Walk costs 2 AP and the sorceress has 1 left"):
@@ -483,9 +484,7 @@ def test_imperial_harvest_reasons_follow_a_user_card_table():
     table["abilities"]["arcane_puppetry"]["ap"] = 5
     game = meeple.load("imperial_harvest", characters=table, teams="monk,imperial_guardian,puppeteer/"
                                                                   "barbarian,sorceress,raider_bard")
-    state = game.new_initial_state(seed=1)
-    for text in ("rest monk", "activate puppeteer"):
-        state.apply_action(state.string_to_action(text))
+    state = position(game, "rest monk", "activate puppeteer")
     puppet = state.string_to_action("puppet 8,0")
     assert puppet in state.legal_actions() and why_illegal(state, puppet) is None
     for text in ("end", "activate guardian", "end", "rest sorceress", "activate barbarian"):
@@ -571,9 +570,7 @@ def test_imperial_harvest_reasons_for_aura_territorial_and_routes():
     target; a diagonal step needs one of its two routes open (point 10)."""
     why_illegal = cli.game_spec("imperial_harvest").why_illegal
     game = meeple.load("imperial_harvest", teams="monk,imperial_guardian,imperial_bard/nymph,hound,barbarian")
-    start = game.new_initial_state(seed=1)
-    for text in ("rest bard", "activate monk"):
-        start.apply_action(start.string_to_action(text))
+    start = position(game, "rest bard", "activate monk")
 
     def reasons(place, *texts, monk=(6, 4)):  # the monk acts on `monk`; `place`: token -> cell
         d = start.to_dict()
@@ -612,9 +609,8 @@ def test_imperial_harvest_reasons_for_the_nymph_borrowing():
     never borrows; a borrowed attack is refused as her own would be."""
     why_illegal = cli.game_spec("imperial_harvest").why_illegal
     game = meeple.load("imperial_harvest", teams="monk,imperial_guardian,puppeteer/nymph,hound,barbarian")
-    state = game.new_initial_state(seed=1)
-    for text in ("rest monk", "activate guardian", "end", "activate puppeteer", "end", "rest hound", "activate nymph"):
-        state.apply_action(state.string_to_action(text))
+    state = position(game, "rest monk", "activate guardian", "end", "activate puppeteer", "end", "rest hound",
+                     "activate nymph")
     d = state.to_dict()
     d["characters"][3].update(cell=[6, 5], facing="n")  # the nymph between the monk and the barbarian
     d["characters"][0]["cell"], d["characters"][5]["cell"] = [6, 4], [6, 6]
@@ -645,9 +641,7 @@ def test_imperial_harvest_reasons_for_edges_and_ranges():
     (point 15: around hedges and water), Puppetry only characters, not under an Aura."""
     why_illegal = cli.game_spec("imperial_harvest").why_illegal
     game = meeple.load("imperial_harvest", teams="regent,puppeteer,monk/nymph,hound,barbarian")
-    start = game.new_initial_state(seed=1)
-    for text in ("rest regent", "activate puppeteer"):
-        start.apply_action(start.string_to_action(text))
+    start = position(game, "rest regent", "activate puppeteer")
 
     def reasons(place, *texts, **fields):  # `place`: token -> cell; the nymph away unless placed
         d = start.to_dict()
@@ -667,9 +661,7 @@ def test_imperial_harvest_reasons_for_edges_and_ranges():
         None, "a sentry is no character: Arcane Puppetry works on characters"]
     assert reasons({1: [5, 3], 2: [6, 3], 3: [6, 4]}, "puppet 6,3") == [
         "6,3 stands next to the nymph on 6,4, whose Aura of Tranquility keeps it from using active abilities"]
-    monk = game.new_initial_state(seed=1)  # the first game's monk, on 4,4
-    for text in ("rest regent", "activate monk"):
-        monk.apply_action(monk.string_to_action(text))
+    monk = position(game, "rest regent", "activate monk")  # the first game's monk, on 4,4
     d = monk.to_dict()
     d["characters"][2]["cell"] = [4, 4]
     planting = game.state_from_dict(d)
@@ -682,11 +674,10 @@ def test_imperial_harvest_reasons_for_edges_and_ranges():
     d["characters"][2]["cell"], d["hedges_planted"] = [0, 4], 0
     assert why_illegal(game.state_from_dict(d), planting.string_to_action("plant w")) == \
         "0,4 is on the board's edge: there is no cell to the w"
-    chopping = meeple.load("imperial_harvest", teams="monk,imperial_guardian,imperial_bard/barbarian,sorceress,"
-                                                     "raider_bard").new_initial_state(seed=1)
-    for text in ("rest monk", "activate guardian", "end", "activate bard", "end", "rest sorceress",
-                 "activate barbarian"):
-        chopping.apply_action(chopping.string_to_action(text))
+    chopping = position(meeple.load("imperial_harvest", teams="monk,imperial_guardian,imperial_bard/barbarian,"
+                                                               "sorceress,raider_bard"),
+                        "rest monk", "activate guardian", "end", "activate bard", "end", "rest sorceress",
+                        "activate barbarian")
     d = chopping.to_dict()
     d["characters"][3]["cell"] = [4, 4]
     chopping = chopping.game.state_from_dict(d)
@@ -704,10 +695,8 @@ def test_imperial_harvest_reasons_for_forced_steps_and_compulsion():
     target in the Sorceress's line of sight, and the later ones move the same one (D6)."""
     why_illegal = cli.game_spec("imperial_harvest").why_illegal
     game = meeple.load("imperial_harvest", teams="monk,imperial_guardian,imperial_bard/barbarian,sorceress,raider_bard")
-    state = game.new_initial_state(seed=1)
-    for text in ("rest monk", "activate guardian", "end", "activate bard", "end", "rest barbarian",
-                 "activate sorceress"):
-        state.apply_action(state.string_to_action(text))
+    state = position(game, "rest monk", "activate guardian", "end", "activate bard", "end", "rest barbarian",
+                     "activate sorceress")
     d = state.to_dict()
     d["characters"][4].update(cell=[4, 6], facing="n")  # the sorceress, the monk ahead on 4,5 (hedges n and e)
     d["characters"][0]["cell"], d["characters"][2]["cell"] = [4, 5], [4, 3]
@@ -750,9 +739,7 @@ def test_imperial_harvest_reasons_for_sentries_flip_charge_and_lure():
     game = meeple.load("imperial_harvest", teams="regent,minotaur,nymph/puppeteer,sorceress,hound")
 
     def reasons(actor, place, *texts, **fields):  # `actor` acts; `place`: token -> [cell, facing]
-        state = game.new_initial_state(seed=1)
-        for text in (f"rest {'nymph' if actor == 'regent' else 'regent'}", f"activate {actor}"):
-            state.apply_action(state.string_to_action(text))
+        state = position(game, f"rest {'nymph' if actor == 'regent' else 'regent'}", f"activate {actor}")
         d = state.to_dict()
         for token, (cell, facing) in place.items():
             d["characters"][token].update(cell=cell, facing=facing)
@@ -795,10 +782,9 @@ def test_imperial_harvest_reasons_for_sentries_flip_charge_and_lure():
         None, "6,1 is next to the nymph: one step brings it to the nymph's cell"]
     assert reasons("nymph", {2: ([6, 0], "s"), 4: ([6, 0], "s")}, "lure 6,0:sorceress 1") == [
         "6,0:sorceress is on the nymph's own cell: Alluring Gaze draws a token from a cell away or more"]
-    plain = meeple.load("imperial_harvest", board="symmetric", teams="regent,minotaur,nymph/puppeteer,sorceress,"
-                                                                     "hound").new_initial_state(seed=1)
-    for text in ("rest regent", "activate minotaur"):
-        plain.apply_action(plain.string_to_action(text))
+    plain = position(meeple.load("imperial_harvest", board="symmetric",
+                                 teams="regent,minotaur,nymph/puppeteer,sorceress,hound"),
+                     "rest regent", "activate minotaur")
     d = plain.to_dict()
     d["characters"][1]["cell"] = [4, 4]  # away from the nymph's Aura
     plain = plain.game.state_from_dict(d)
@@ -811,10 +797,8 @@ def test_imperial_harvest_reasons_in_the_puppet_phase():
     puppet. Its attacks target its own enemies."""
     why_illegal = cli.game_spec("imperial_harvest").why_illegal
     game = meeple.load("imperial_harvest", teams="regent,minotaur,imperial_bard/puppeteer,sorceress,hound")
-    state = game.new_initial_state(seed=1)
-    for text in ("rest regent", "activate minotaur", "end", "activate bard", "end", "rest hound",
-                 "activate puppeteer"):
-        state.apply_action(state.string_to_action(text))
+    state = position(game, "rest regent", "activate minotaur", "end", "activate bard", "end", "rest hound",
+                     "activate puppeteer")
     d = state.to_dict()
     d["characters"][3].update(cell=[5, 4])  # the puppeteer, near the minotaur on 6,4 and the bard on 5,5
     d["characters"][1].update(cell=[6, 4], facing="w")
@@ -909,9 +893,7 @@ def test_abacuachego_narrates_captures_and_extra_turns(capsys, monkeypatch):
 def test_imperial_harvest_narrates_defeats():
     """The guardian spears the sorceress, who leaves the board: the narration names her."""
     game = meeple.load("imperial_harvest")
-    state = game.new_initial_state(seed=1)
-    for text in ("rest monk", "activate guardian"):
-        state.apply_action(state.string_to_action(text))
+    state = position(game, "rest monk", "activate guardian")
     d = state.to_dict()
     d["characters"][1].update(cell=[9, 3], facing="s")  # the guardian, the sorceress in front of it
     d["characters"][4]["cell"] = [9, 4]
@@ -924,9 +906,7 @@ def test_imperial_harvest_narrates_defeats():
     assert meeple.imperial_harvest.narrate(before, step, before.child(step)) is None
     # A sentry placed next to a hydra is defeated at once: it never shows on the board
     game = meeple.load("imperial_harvest", teams="monk,imperial_guardian,regent/barbarian,sorceress,raider_bard")
-    state = game.new_initial_state(seed=1)
-    for text in ("rest monk", "activate regent"):
-        state.apply_action(state.string_to_action(text))
+    state = position(game, "rest monk", "activate regent")
     d = state.to_dict()
     assert d["hydras"][0] == [2, 2] and d["sentries"] == [None, None]
     d["characters"][2]["cell"] = [2, 0]  # the regent two cells north of hydra 1
