@@ -14,11 +14,16 @@ A mismatch raises `Mismatch` (an AssertionError) naming the game, parameters, se
 action history as strings, both states and a command that replays the game:
 
     PYTHONPATH=python python tests/differential.py abacuachego '{"parity": "pit"}' 1234
+
+The slow differential tests play fixed seeds. `MEEPLE_DIFFERENTIAL_SEED_OFFSET=k` moves every one of
+them by k (`seed_offset()`), so that a long run (the nightly soak, .github/workflows/soak.yml) plays
+games no earlier run played; a mismatch names the seed, which replays it.
 """
 from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import sys
 from typing import Any
@@ -28,6 +33,24 @@ import numpy as np
 
 class Mismatch(AssertionError):
     pass
+
+
+SEED_OFFSET_VARIABLE = "MEEPLE_DIFFERENTIAL_SEED_OFFSET"
+MAX_SEED_OFFSET = 2**63  # far below the engine's largest seed (2**64 - 1) even with the seeds added
+
+
+def seed_offset() -> int:
+    """The amount every slow differential test moves its seeds by: $MEEPLE_DIFFERENTIAL_SEED_OFFSET, or 0."""
+    text = os.environ.get(SEED_OFFSET_VARIABLE, "").strip()
+    if not text:
+        return 0
+    try:
+        offset = int(text)
+    except ValueError:
+        raise ValueError(f"{SEED_OFFSET_VARIABLE} must be an int in 0..{MAX_SEED_OFFSET}, got {text!r}") from None
+    if not 0 <= offset <= MAX_SEED_OFFSET:
+        raise ValueError(f"{SEED_OFFSET_VARIABLE} must be an int in 0..{MAX_SEED_OFFSET}, got {offset}")
+    return offset
 
 
 def _state_text(state) -> str:

@@ -3,7 +3,8 @@
 - `test_differential_random_games[...]`: `entry.differential_games` (10,000) seeded random games per
   variant, seeds 0..n-1 (a variant may set its own count and first seed), compared at every ply.
   Marked `slow`; four tests per variant (seeds k, k+4, ...) so `pytest -n 2` spreads them evenly.
-  MEEPLE_DIFFERENTIAL_GAMES=n overrides the count (local runs).
+  MEEPLE_DIFFERENTIAL_GAMES=n overrides the count (local runs, the nightly soak);
+  MEEPLE_DIFFERENTIAL_SEED_OFFSET=k moves the seeds by k (tests/differential.py).
 - `test_differential_smoke[...]`: `entry.differential_smoke_games` other seeds per variant, not slow.
 - `test_state_from_dict_agrees`: damaged/altered state dicts are accepted or rejected alike, and
   accepted ones play on identically (this reaches positions random play rarely does).
@@ -24,7 +25,8 @@ from hypothesis import strategies as st
 reference = pytest.importorskip("meeple.reference")
 
 import meeple  # noqa: E402
-from differential import Mismatch, _same_observation, play_side_by_side, run_games  # noqa: E402
+from differential import (MAX_SEED_OFFSET, SEED_OFFSET_VARIABLE, Mismatch, _same_observation,  # noqa: E402
+                          play_side_by_side, run_games, seed_offset)
 from games import cases, choose_random, random_game  # noqa: E402
 from json_mutation import mutated_document  # noqa: E402
 
@@ -47,7 +49,7 @@ SHARDS = 4  # each variant's seeds in 4 interleaved parts, so `pytest -n` can ba
 def test_differential_random_games(case, shard):
     n = int(os.environ.get("MEEPLE_DIFFERENTIAL_GAMES",
                            case.variant.differential_games or case.entry.differential_games))
-    first = case.variant.differential_first_seed
+    first = case.variant.differential_first_seed + seed_offset()
     seeds = range(first + shard, first + n, SHARDS)  # the parts together: seeds first..first+n-1
     stats = run_games(case.name, case.params, seeds)
     assert stats["games"] == len(seeds)
@@ -56,6 +58,32 @@ def test_differential_random_games(case, shard):
 @pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
 def test_differential_smoke(case):
     run_games(case.name, case.params, range(SMOKE_START, SMOKE_START + case.entry.differential_smoke_games))
+
+
+# The largest seeds a soak run with the largest offset reaches: both implementations take 64-bit seeds.
+TOP_SEEDS = range(MAX_SEED_OFFSET + 10**6, MAX_SEED_OFFSET + 10**6 + 3)
+
+
+@pytest.mark.parametrize("case", DIFF_CASES, ids=IDS)
+def test_differential_top_seeds(case):
+    run_games(case.name, case.params, TOP_SEEDS)
+
+
+@pytest.mark.parametrize("text, offset", [(None, 0), ("", 0), (" 0 ", 0), ("12345", 12345),
+                                          (str(MAX_SEED_OFFSET), MAX_SEED_OFFSET)])
+def test_seed_offset(monkeypatch, text, offset):
+    if text is None:
+        monkeypatch.delenv(SEED_OFFSET_VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(SEED_OFFSET_VARIABLE, text)
+    assert seed_offset() == offset
+
+
+@pytest.mark.parametrize("text", ["-1", "1.5", "x", str(MAX_SEED_OFFSET + 1)])
+def test_seed_offset_refuses(monkeypatch, text):
+    monkeypatch.setenv(SEED_OFFSET_VARIABLE, text)
+    with pytest.raises(ValueError, match=f"{SEED_OFFSET_VARIABLE} must be an int in 0..{MAX_SEED_OFFSET}"):
+        seed_offset()
 
 
 def _harmonies_hoarder(state, legal, rng):

@@ -10,10 +10,14 @@ strawberries near their own camp or, with full slots, on a strawberry. Then `har
 teams: it deposits and plucks when it can, and otherwise walks toward its camp or toward the
 nearest strawberry.
 
+The slow test plays seeds 0..499; MEEPLE_IH_ENDGAME_DIFFERENTIAL_GAMES=n and
+MEEPLE_DIFFERENTIAL_SEED_OFFSET=k (tests/differential.py) make that k..k+n-1 (the nightly soak).
+
 Replay one game:  PYTHONPATH=python python tests/test_imperial_harvest_endgame_differential.py SEED
 """
 from __future__ import annotations
 
+import os
 import random
 import sys
 from collections import deque
@@ -21,10 +25,10 @@ from collections import deque
 import meeple
 import meeple.reference
 import pytest
-from differential import play_side_by_side
+from differential import MAX_SEED_OFFSET, play_side_by_side, seed_offset
 from test_imperial_harvest_part2_differential import step_toward
 
-GAMES = 500
+GAMES = int(os.environ.get("MEEPLE_IH_ENDGAME_DIFFERENTIAL_GAMES", "500"))
 CORNER = {"top_left": (0, 0), "top_right": (8, 0), "bottom_left": (0, 8), "bottom_right": (8, 8)}
 WATER, BRIDGE = 100, 200  # observation planes (docs/rules/imperial-harvest.md, "Observation")
 _TABLE = meeple.imperial_harvest.data("characters")
@@ -144,7 +148,8 @@ def play(seed: int, verbose: bool = False) -> tuple[dict, dict]:
 @pytest.mark.slow
 def test_differential_endgames_deposit_and_end_early():
     deposits = early_ends = 0
-    for seed in range(GAMES):
+    first = seed_offset()
+    for seed in range(first, first + GAMES):
         start, end = play(seed)
         deposits += sum(end["deposited"]) - sum(start["deposited"])
         early_ends += end["round"] < 7
@@ -155,7 +160,7 @@ def test_differential_endgames_deposit_and_end_early():
 
 
 def test_differential_endgames_smoke():
-    for seed in range(1_000_000, 1_000_010):
+    for seed in [*range(1_000_000, 1_000_010), MAX_SEED_OFFSET + 10**6]:  # and a soak run's largest seeds
         play(seed)
 
 

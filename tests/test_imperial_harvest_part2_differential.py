@@ -7,6 +7,9 @@ every ply (tests/differential.py: legal actions, observation, to_dict, action st
 The slow test also counts how often each ability was used over all games and asserts every one of
 them came up: a differential test that never reaches an ability proves nothing about it.
 
+The slow test plays seeds 0..1999; MEEPLE_IH2_DIFFERENTIAL_GAMES=n and MEEPLE_DIFFERENTIAL_SEED_OFFSET=k
+(tests/differential.py) make that k..k+n-1 (the nightly soak).
+
 Replay one game:  PYTHONPATH=python python tests/test_imperial_harvest_part2_differential.py SEED
 """
 from __future__ import annotations
@@ -21,7 +24,7 @@ from collections import Counter
 import meeple
 import meeple.reference
 import pytest
-from differential import play_side_by_side
+from differential import MAX_SEED_OFFSET, play_side_by_side, seed_offset
 
 GAMES = int(os.environ.get("MEEPLE_IH2_DIFFERENTIAL_GAMES", "2000"))
 SMOKE_START, SMOKE_GAMES = 5_000_000, 24
@@ -207,10 +210,17 @@ def test_differential_smoke():
         play(seed)
 
 
+def test_differential_top_seeds():
+    """The largest seeds of a soak run (tests/differential.py's offset): both draw 64-bit seeds alike."""
+    for seed in range(MAX_SEED_OFFSET + 10**6, MAX_SEED_OFFSET + 10**6 + 6):
+        play(seed)
+
+
 @pytest.mark.slow
 def test_differential_random_games_every_ability_used():
     counter = AbilityCounter()
-    plies = sum(play(seed, counter) for seed in range(GAMES))
+    first = seed_offset()
+    plies = sum(play(seed, counter) for seed in range(first, first + GAMES))
     assert plies > GAMES * 20
     wanted = sorted(set(ACTIVE.values()) | set(SETUP.values()) | set(PASSIVE))
     print(f"\nability uses over {GAMES} games ({plies} plies):")
