@@ -418,7 +418,7 @@ def visit_shares(visits: Mapping[int, int], num_actions: int, temperature: float
         shares[:] = 0
         shares[best] = 1
     elif temperature != 1:
-        shares = (shares / shares.max()) ** (1 / temperature)  # scaled first: no overflow for a small T
+        shares = (shares / np.max(shares)) ** (1 / temperature)  # scaled first: no overflow for a small T
     return (shares / shares.sum()).astype(np.float32)
 
 
