@@ -237,9 +237,10 @@ class Game {
     // without branches; the clamped index keeps the read inside the row.
     const bool has_left = on_opponent_row && k > 0;
     const bool has_right = on_opponent_row && k < n_ - 1;
-    const bool matched = origin_matched | same(count, s.pits[front]) |
-                         (has_left & same(count, s.pits[dest - has_left])) |
-                         (has_right & same(count, s.pits[dest + has_right]));
+    const bool front_matched = same(count, s.pits[front]);
+    const bool left_matched = same(count, s.pits[dest - has_left]);
+    const bool right_matched = same(count, s.pits[dest + has_right]);
+    const bool matched = origin_matched | front_matched | (has_left & left_matched) | (has_right & right_matched);
     const int source = on_opponent_row ? dest : front;
     const uint16_t captured = matched ? s.pits[source] : 0;
     s.stores[mover] += captured;

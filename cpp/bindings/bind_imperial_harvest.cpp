@@ -714,7 +714,8 @@ struct ImperialHarvestTraits {
     v.free_moves = static_cast<uint8_t>(read_int(a["free_moves"], "activation.free_moves", 0, 60));
     v.puppet = read_token_or_none(a["puppet"], "activation.puppet", ih::kCharacters);
     const std::vector<int> queue = read_tokens(d["respawn_queue"], "respawn_queue", ih::kCharacters, false, ih::kCharacters);
-    for (size_t i = 0; i < queue.size(); ++i) s.queue[i] = static_cast<uint8_t>(queue[i]);
+    static_assert(ih::kCharacters <= std::tuple_size_v<decltype(s.queue)>, "a queue of every character fits");
+    std::transform(queue.begin(), queue.end(), s.queue.begin(), [](int t) { return static_cast<uint8_t>(t); });
     s.queue_count = static_cast<uint8_t>(queue.size());
     s.resume_phase = d["resume_phase"].is_none() ? ih::kNone
                                                  : static_cast<uint8_t>(read_phase(d["resume_phase"], "resume_phase", 4));

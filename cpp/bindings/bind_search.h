@@ -1014,7 +1014,7 @@ void bind_search(py::module_& m, const std::string& prefix, GameClass& game_clas
       .def("new_games", [](V& v, const py::sequence& indices) {
         std::vector<int64_t> starting;
         starting.reserve(indices.size());
-        for (const py::handle index : indices) starting.push_back(slot_index(v, index));
+        for (const py::handle& index : indices) starting.push_back(slot_index(v, index));
         v.new_games(std::move(starting));
       })
       // meeple.VectorGame.set_state checks the state first, against its game attribute; the

@@ -25,11 +25,14 @@ struct Json {
   double number = 0;
   std::string text;
   std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> members;
+  // An object's members: keys[i] names values[i]. Two vectors, not one of pairs: a vector of an
+  // incomplete type is allowed (C++17), a pair of one is not (clang with libstdc++ refuses it).
+  std::vector<std::string> keys;
+  std::vector<Json> values;
 
   const Json* get(std::string_view key) const {
-    for (const auto& [k, v] : members)
-      if (k == key) return &v;
+    for (size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] == key) return &values[i];
     return nullptr;
   }
 };
@@ -86,7 +89,8 @@ class JsonReader {
         if (i_ >= t_.size() || t_[i_] != '"') error("expected a key");
         std::string key = string();
         expect(':');
-        v.members.emplace_back(std::move(key), value(depth + 1));
+        v.values.push_back(value(depth + 1));
+        v.keys.push_back(std::move(key));
       } while (eat(','));
       expect('}');
     } else if (c == '[') {
@@ -170,7 +174,18 @@ class JsonReader {
   size_t i_ = 0;
 };
 
-const Json& member(const Json& object, std::string_view key, const std::string& where) {
+// member() and as_array() return a part of their first argument, never of `where` (a temporary
+// string at most calls); GCC 14+ would otherwise warn of a possibly dangling reference at each.
+#if defined(__has_cpp_attribute)
+#if __has_cpp_attribute(gnu::no_dangling)
+#define MEEPLE_NO_DANGLING [[gnu::no_dangling]]
+#endif
+#endif
+#ifndef MEEPLE_NO_DANGLING
+#define MEEPLE_NO_DANGLING
+#endif
+
+MEEPLE_NO_DANGLING const Json& member(const Json& object, std::string_view key, const std::string& where) {
   const Json* v = object.type == Json::kObject ? object.get(key) : nullptr;
   if (!v) fail("cards JSON: " + where + " lacks '" + std::string(key) + "'");
   return *v;
@@ -182,7 +197,7 @@ int as_int(const Json& v, const std::string& where) {
   return static_cast<int>(v.number);
 }
 
-const std::vector<Json>& as_array(const Json& v, const std::string& where) {
+MEEPLE_NO_DANGLING const std::vector<Json>& as_array(const Json& v, const std::string& where) {
   if (v.type != Json::kArray) fail("cards JSON: " + where + " must be a list");
   return v.items;
 }

@@ -509,9 +509,11 @@ class Game {
     const Rotation* rot = rotations_.data() + c.first[cell];
     for (int i = 0, n = c.count[cell]; i < n; ++i) {
       const Rotation& m = rot[i];
-      if (((p.bb[c.codes[0]] & m.mask[0]) == m.mask[0]) & ((p.bb[c.codes[1]] & m.mask[1]) == m.mask[1]) &
-          ((p.bb[c.codes[2]] & m.mask[2]) == m.mask[2]) & ((p.bb[c.codes[3]] & m.mask[3]) == m.mask[3]))
-        return true;
+      const bool fits0 = (p.bb[c.codes[0]] & m.mask[0]) == m.mask[0];
+      const bool fits1 = (p.bb[c.codes[1]] & m.mask[1]) == m.mask[1];
+      const bool fits2 = (p.bb[c.codes[2]] & m.mask[2]) == m.mask[2];
+      const bool fits3 = (p.bb[c.codes[3]] & m.mask[3]) == m.mask[3];
+      if (fits0 & fits1 & fits2 & fits3) return true;  // all four tested: no branch per code
     }
     return false;
   }

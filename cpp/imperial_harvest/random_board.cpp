@@ -41,6 +41,13 @@ Bits128 reachable(const Board& board, const Bits128& start, const Bits128& east,
   return seen;
 }
 
+// Appended piece by piece: GCC 16 takes the move of a chain of `+` into a member for an overread.
+std::string misfit(const std::string& face, const std::string& slot, int rotation) {
+  std::string text = "tile ";
+  text.append(face).append(" does not fit slot ").append(slot).append(" turned ").append(std::to_string(rotation));
+  return text;
+}
+
 }  // namespace
 
 void Board::prepare_random_pools() {
@@ -62,7 +69,7 @@ void Board::prepare_random_pools() {
         for (int r : t.rotations) {
           Bits128 e, s;
           if (r < 0 || r > 3 || !tile_hedges(slot, f, r, e, s) || !tile_hedges(slot, other_face_[f], r, e, s))
-            random_problem_ = "tile " + face_names_[f] + " does not fit slot " + t.slot + " turned " + std::to_string(r);
+            random_problem_ = misfit(face_names_[f], t.slot, r);
         }
     }
     if (slots != static_cast<int>(random_pool_[group].size()))
