@@ -37,7 +37,7 @@ class ExitsInAWorker(BaseBot):
         self.fails = seed == derive_seed(fatal, 0)
 
     def step(self, state):
-        how = os.environ.get(EXIT_ENV)
+        how = self.how()
         if self.fails and how and multiprocessing.parent_process() is not None:
             if how == "os._exit":
                 os._exit(3)
@@ -45,6 +45,18 @@ class ExitsInAWorker(BaseBot):
                 raise SystemExit(3)
             raise KeyboardInterrupt
         return int(state.legal_actions()[0])
+
+    def how(self) -> str | None:
+        return os.environ.get(EXIT_ENV)
+
+
+class AlwaysExitsInAWorker(ExitsInAWorker):
+    """ExitsInAWorker with os._exit whatever the environment: a worker forked from a forkserver (the
+    default start method from Python 3.14 on) has the environment of the forkserver's start, not
+    this process's now."""
+
+    def how(self) -> str | None:
+        return "os._exit"
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -129,15 +141,13 @@ def test_a_dying_worker_raises_worker_died_from_play_games(monkeypatch):
     multiprocessing.Pool whose worker had died."""
     from meeple.bots import WorkerDied, play_games
 
-    monkeypatch.setenv(EXIT_ENV, "os._exit")
     monkeypatch.syspath_prepend(str(HERE))
-    match = Match(meeple.load("abacuachego"), (BOT, "random"))
+    match = Match(meeple.load("abacuachego"), ("test_cli_hardening:AlwaysExitsInAWorker", "random"))
     with pytest.raises(WorkerDied) as raised:
         for _ in play_games(match, range(12), workers=2):
             pass
     assert raised.value.first <= FATAL_GAME <= raised.value.last
-    monkeypatch.delenv(EXIT_ENV)
-    assert [r.meta["index"] for r in play_games(match, range(6), workers=2)] == list(range(6))
+    assert [r.meta["index"] for r in play_games(match, range(FATAL_GAME), workers=2)] == list(range(FATAL_GAME))
 
 
 UNGUARDED_SCRIPT = """
