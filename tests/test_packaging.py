@@ -1,5 +1,5 @@
 """What pyproject.toml declares agrees with the package: its version, and the Python versions its
-classifiers name against requires-python."""
+classifiers name against requires-python, the wheels built and the versions CI tests."""
 import importlib.metadata
 import re
 from pathlib import Path
@@ -38,3 +38,13 @@ def test_classifiers_name_the_supported_pythons():
     built = sorted(int(minor) for minor in re.findall(r"cp3(\d+)-\*", text))
     assert oldest and named and named[0] == int(oldest[1]) and named == built
     assert named == list(range(named[0], named[-1] + 1))
+
+
+def test_ci_tests_the_oldest_and_newest_supported_python_on_every_os():
+    workflow = PYPROJECT.parent / ".github" / "workflows" / "tests.yml"
+    if not workflow.exists():
+        pytest.skip("no .github/workflows beside the tests (an sdist)")
+    named = sorted(int(minor) for minor in re.findall(r'"Programming Language :: Python :: 3\.(\d+)"', pyproject_text()))
+    every_os = re.search(r'^ +python: \[(.*)\]$', workflow.read_text(), re.M)
+    assert every_os, "tests.yml has no python list for every OS"
+    assert [f"3.{named[0]}", f"3.{named[-1]}"] == re.findall(r'"(3\.\d+)"', every_os[1])
