@@ -93,9 +93,10 @@ def harvester(state, legal: list[int], rng: random.Random) -> int:
 
 def endgame_dict(engine_game, seed: int) -> dict:
     """The initial state of `seed` turned into an endgame: round 3..7, 0..3 strawberries left on the
-    board, each character carrying strawberries (1 up to its item slots) with probability 2/3 and
-    then standing within 3 cells of its own camp, or half the time when its slots are full, on a
-    strawberry (its pluck finds them full: point 21); each team with 0..2 strawberries deposited.
+    board, each character carrying strawberries (1 up to its item slots, no more than the board's 14
+    leave) with probability 2/3 and then standing within 3 cells of its own camp, or half the time
+    when its slots are full, on a strawberry (its pluck finds them full: point 21); each team with
+    0..2 strawberries deposited.
     Every strawberry carried or deposited was plucked; the rest left the game (D52)."""
     rng = random.Random(seed)
     state = engine_game.new_initial_state(seed=seed)
@@ -108,11 +109,14 @@ def endgame_dict(engine_game, seed: int) -> dict:
     d["strawberries"] = sorted(rng.sample(d["strawberries"], rng.randint(0, 3)), key=lambda c: (c[1], c[0]))
     taken = {tuple(c["cell"]) for c in d["characters"] if c["cell"] is not None}
     carried = [0, 0]
+    room = 14 - len(d["strawberries"])  # D52: the standard board has 14, and no more can be carried
     for token, character in enumerate(d["characters"]):
         if rng.random() >= 2 / 3:
             continue
         slots = ITEM_SLOTS[character["id"]]
-        count = rng.randint(1, slots)
+        count = min(rng.randint(1, slots), room - sum(carried))
+        if not count:
+            continue
         on_strawberry = sorted({tuple(c) for c in d["strawberries"]} - hydras - taken)
         if count == slots and on_strawberry and rng.random() < 0.5:
             cell = on_strawberry[rng.randrange(len(on_strawberry))]
@@ -125,7 +129,7 @@ def endgame_dict(engine_game, seed: int) -> dict:
         taken.add(cell)
         character["cell"], character["strawberries"] = list(cell), count
         carried[token // 3] += count
-    room = 14 - len(d["strawberries"]) - sum(carried)  # D52: the standard board has 14
+    room -= sum(carried)
     d["deposited"] = [0, 0]
     for team in (0, 1):
         d["deposited"][team] = min(rng.randint(0, 2), room)
@@ -157,6 +161,18 @@ def test_differential_endgames_deposit_and_end_early():
     # round 7.
     assert deposits >= GAMES // 2, f"only {deposits} deposits in {GAMES} games"
     assert early_ends >= GAMES // 8, f"only {early_ends} games of {GAMES} ended before round 7"
+
+
+def test_endgames_keep_to_the_14_strawberries():
+    """The positions built hold at most the board's 14 strawberries (D52), whatever the seed: the first
+    soak run found seed 207,950,001,643, where six carriers held more than the board had left and a
+    team had deposited -1."""
+    engine_game = meeple.load("imperial_harvest")
+    for seed in [207_950_001_643, *range(2_000_000, 2_002_000)]:
+        d = endgame_dict(engine_game, seed)
+        carried = sum(c["strawberries"] for c in d["characters"])
+        assert min(d["deposited"]) >= 0 and len(d["strawberries"]) + carried + sum(d["deposited"]) <= 14, seed
+        assert sum(d["plucked"]) == carried + sum(d["deposited"]), seed
 
 
 def test_differential_endgames_smoke():
